@@ -1,0 +1,115 @@
+/* xpose.h: the public C API of xpose (bandwidth-optimal transpose and reduction on CPUs and NVIDIA GPUs). */
+#ifndef XPOSE_H
+#define XPOSE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XPOSE_VERSION_MAJOR 0
+#define XPOSE_VERSION_MINOR 1
+#define XPOSE_VERSION_PATCH 0
+#define XPOSE_VERSION_STRING "0.1.0"
+/* One number that grows with every release: major*10000 + minor*100 + patch. */
+#define XPOSE_VERSION_NUMBER (XPOSE_VERSION_MAJOR * 10000 + XPOSE_VERSION_MINOR * 100 + XPOSE_VERSION_PATCH)
+
+/* Every status xpose returns, listed once: X(NAME, value, message). Values are fixed forever. */
+#define XPOSE_STATUS_LIST(X)                                                                               \
+    X(XPOSE_OK, 0, "success")                                                                              \
+    X(XPOSE_ERR_NULL, -1, "a pointer argument is NULL while the data is not empty; pass valid buffers")    \
+    X(XPOSE_ERR_ELEM_SIZE, -2, "unsupported element size; use 1, 2, 4, 8 or 16 bytes")                   \
+    X(XPOSE_ERR_LEADING_DIM, -3, "leading dimension smaller than the row it holds; use ld >= row length") \
+    X(XPOSE_ERR_OVERFLOW, -4, "the matrix size in bytes overflows size_t; use smaller dimensions")         \
+    X(XPOSE_ERR_OVERLAP, -5, "source and destination overlap; transpose into a separate buffer")          \
+    X(XPOSE_ERR_BATCH_STRIDE, -6,                                                                          \
+      "destination batch stride too small: batch members would overlap; use stride >= one matrix")       \
+    X(XPOSE_ERR_UNKNOWN_VARIANT, -7, "no variant of that name; `xpose list` shows them")                  \
+    X(XPOSE_ERR_UNSUPPORTED, -8, "this variant does not handle that element size or type; pick another")  \
+    X(XPOSE_ERR_NOT_BUILT, -9, "the CUDA backend was not built; reconfigure with nvcc on the PATH")        \
+    X(XPOSE_ERR_NO_DEVICE, -10, "no usable CUDA device; check the driver and CUDA_VISIBLE_DEVICES")        \
+    X(XPOSE_ERR_CUDA, -11, "a CUDA call or kernel launch failed; check memory and the driver")            \
+    X(XPOSE_ERR_NO_MEMORY, -12, "out of memory for a work buffer; free memory or use a smaller problem")  \
+    X(XPOSE_ERR_INVALID, -13, "invalid argument (unknown backend, operation or type); check the call")    \
+    X(XPOSE_ERR_EMPTY, -14, "min or max of an empty array has no value; pass n >= 1")                     \
+    X(XPOSE_ERR_LIBRARY, -15, "an external library (cuBLAS, OpenBLAS) reported an error")                  \
+    X(XPOSE_ERR_ALIGNMENT, -16, "a pointer is not aligned to the element size; align it to elem_size bytes")
+
+typedef enum xpose_status {
+#define XPOSE_STATUS_ENUM_(name, value, msg) name = value,
+    XPOSE_STATUS_LIST(XPOSE_STATUS_ENUM_)
+#undef XPOSE_STATUS_ENUM_
+} xpose_status;
+
+/* Where the data lives. AUTO picks CUDA for device pointers when the backend is built, else CPU. */
+typedef enum xpose_backend { XPOSE_BACKEND_AUTO = 0, XPOSE_BACKEND_CPU = 1, XPOSE_BACKEND_CUDA = 2 } xpose_backend;
+
+/* What a variant computes: a transpose, a plain copy (the bandwidth bound), or a reduction. */
+typedef enum xpose_family { XPOSE_FAMILY_TRANSPOSE = 0, XPOSE_FAMILY_COPY = 1, XPOSE_FAMILY_REDUCE = 2 } xpose_family;
+
+/* dst (cols x rows, leading dimension ld_dst) := transpose of src (rows x cols, leading dimension ld_src),
+ * row-major, elements of elem_size bytes; batch matrices lie stride_src / stride_dst elements apart.
+ * Zero in ld_* or stride_* means dense; batch 0 or 1 means one matrix. */
+typedef struct xpose_layout {
+    size_t rows, cols, elem_size;
+    size_t ld_src, ld_dst;
+    size_t batch;
+    size_t stride_src, stride_dst;
+} xpose_layout;
+
+/* The fastest correct transpose for the backend. CUDA: src/dst are device pointers, the call is
+ * synchronous on the default stream (xpose_cuda.h has the stream-ordered entry point).
+ * Returns XPOSE_OK or a negative xpose_status. Never aborts, never prints. */
+int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst);
+
+/* The same through one named variant, e.g. "cpu-blocked/32" or "shared-pad/16" ("name" alone picks the
+ * variant's first parameter set). Copy-family variants copy the rows x cols bytes as they lie. */
+int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const void *src, void *dst);
+
+/* Reductions over a contiguous array. */
+typedef enum xpose_reduce_op { XPOSE_SUM = 0, XPOSE_MIN = 1, XPOSE_MAX = 2 } xpose_reduce_op;
+typedef enum xpose_dtype { XPOSE_F32 = 0, XPOSE_F64 = 1, XPOSE_I32 = 2, XPOSE_I64 = 3 } xpose_dtype;
+
+/* *result := op over src[0..n). CUDA: src and result are device pointers. Sum of n = 0 is 0;
+ * min/max of n = 0 returns XPOSE_ERR_EMPTY. */
+int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                 void *result);
+int xpose_reduce_variant(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                         void *result);
+
+/* The message for a status; never NULL. */
+const char *xpose_strerror(int status);
+/* Version string of the library actually linked, e.g. "0.1.0". */
+const char *xpose_version(void);
+
+/* The variant registry, for tools that list, test or time every variant. */
+typedef struct xpose_variant_info {
+    const char *name;       /* e.g. "shared-pad" */
+    const char *params;     /* e.g. "16" or "32x8"; "" when the variant has none */
+    const char *about;      /* one line: what this step changes */
+    xpose_backend backend;  /* CPU or CUDA */
+    xpose_family family;
+    unsigned elem_sizes;    /* bit k set: element size 2^k bytes supported (transpose, copy) */
+    int available;          /* 1 when it can run here now */
+    const char *why_not;    /* when unavailable: why, in a few words */
+} xpose_variant_info;
+
+int xpose_variant_count(void);
+/* Fills *info for variant i (0 <= i < count); returns XPOSE_OK or XPOSE_ERR_INVALID. */
+int xpose_variant_get(int i, xpose_variant_info *info);
+/* Index of "name" or "name/params", or a negative status. */
+int xpose_variant_find(const char *variant);
+
+/* XPOSE_OK when CUDA variants can run here, else XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE. */
+int xpose_cuda_status(void);
+
+/* Threads the CPU variants use from the calling thread on (0: the OpenMP default). Returns the count
+ * now in effect, or 1 where xpose was built without OpenMP. */
+int xpose_set_threads(int threads);
+int xpose_get_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

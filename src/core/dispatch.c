@@ -1,0 +1,155 @@
+/* dispatch.c: the public entry points: check arguments, pick a variant, run it. */
+#include <string.h>
+#include "xp_dispatch.h"
+
+/* Production variants, best first; the first one present in the registry is used. */
+static const char *const cpu_production[] = {"cpu-fast", "cpu-blocked"};
+static const char *const cuda_production[] = {"fast", "unrolled", "shared-pad"};
+
+static const xp_variant *production(xpose_backend be)
+{
+    const char *const *names = be == XPOSE_BACKEND_CUDA ? cuda_production : cpu_production;
+    size_t n = be == XPOSE_BACKEND_CUDA ? XP_COUNT_OF(cuda_production) : XP_COUNT_OF(cpu_production);
+    for (size_t i = 0; i < n; i++) {
+        int st;
+        const xp_variant *v = xp_variant_lookup(names[i], &st);
+        if (v && v->transpose)
+            return v;
+    }
+    return NULL;
+}
+
+static int is_copy_dense(const xp_shape *s)
+{
+    return s->lds == s->cols && s->ldd == s->rows && s->ss == s->rows * s->cols && s->sd == s->ss;
+}
+
+int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream,
+                     int sync)
+{
+    if (v->family == XPOSE_FAMILY_REDUCE)
+        return XPOSE_ERR_UNSUPPORTED;
+    xp_call c;
+    memset(&c, 0, sizeof c);
+    int st = xp_layout_check(lay, &c.s);
+    if (st != XPOSE_OK)
+        return st;
+    if (c.s.rows == 0 || c.s.cols == 0)
+        return XPOSE_OK;
+    if ((st = xp_check_buffers(&c.s, src, dst)) != XPOSE_OK)
+        return st;
+    if (!(v->elem_sizes & (unsigned)c.s.es))
+        return XPOSE_ERR_UNSUPPORTED;
+    if (v->family == XPOSE_FAMILY_COPY && !is_copy_dense(&c.s))
+        return XPOSE_ERR_UNSUPPORTED;
+    if (v->backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
+        return st;
+    if (!v->transpose)
+        return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    c.src = src;
+    c.dst = dst;
+    c.p0 = v->p0;
+    c.p1 = v->p1;
+    c.stream = stream;
+    st = v->transpose(&c);
+    if (st == XPOSE_OK && sync && v->backend == XPOSE_BACKEND_CUDA)
+        st = xp_cuda_sync(stream);
+    return st;
+}
+
+int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                  void *result, void *stream, int sync)
+{
+    if (v->family != XPOSE_FAMILY_REDUCE)
+        return XPOSE_ERR_UNSUPPORTED;
+    if (op != XPOSE_SUM && op != XPOSE_MIN && op != XPOSE_MAX)
+        return XPOSE_ERR_INVALID;
+    size_t es = xp_dtype_size(type), bytes;
+    if (es == 0)
+        return XPOSE_ERR_INVALID;
+    if (!result || (n > 0 && !src))
+        return XPOSE_ERR_NULL;
+    if (!xp_mul_size(n, es, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+        return XPOSE_ERR_OVERFLOW;
+    if (n == 0 && op != XPOSE_SUM)
+        return XPOSE_ERR_EMPTY;
+    int st;
+    if (v->backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
+        return st;
+    if (!v->reduce)
+        return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    xp_reduce_call c = {op, type, n, src, result, v->p0, v->p1, stream};
+    st = v->reduce(&c);
+    if (st == XPOSE_OK && sync && v->backend == XPOSE_BACKEND_CUDA)
+        st = xp_cuda_sync(stream);
+    return st;
+}
+
+static xpose_backend resolve(xpose_backend be, const void *ptr)
+{
+    if (be != XPOSE_BACKEND_AUTO)
+        return be;
+    return xp_cuda_probe() == XPOSE_OK && xp_cuda_is_device_ptr(ptr) ? XPOSE_BACKEND_CUDA : XPOSE_BACKEND_CPU;
+}
+
+int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst)
+{
+    return xp_transpose_on(backend, lay, src, dst, NULL, 1);
+}
+
+int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream,
+                    int sync)
+{
+    if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU && backend != XPOSE_BACKEND_CUDA)
+        return XPOSE_ERR_INVALID;
+    backend = resolve(backend, src);
+    int st;
+    if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
+        return st;
+    const xp_variant *v = production(backend);
+    if (!v)
+        return backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    return xp_run_transpose(v, lay, src, dst, stream, sync);
+}
+
+int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const void *src, void *dst)
+{
+    int st;
+    const xp_variant *v = xp_variant_lookup(variant, &st);
+    return v ? xp_run_transpose(v, lay, src, dst, NULL, 1) : st;
+}
+
+/* The production reduction of each backend. */
+static const char *reduce_production(xpose_backend be)
+{
+    return be == XPOSE_BACKEND_CUDA ? "reduce-fast" : "cpu-reduce";
+}
+
+int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                 void *result, void *stream, int sync)
+{
+    if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU && backend != XPOSE_BACKEND_CUDA)
+        return XPOSE_ERR_INVALID;
+    backend = resolve(backend, src ? src : result);
+    int st;
+    if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
+        return st;
+    const xp_variant *v = xp_variant_lookup(reduce_production(backend), &st);
+    if (!v)
+        return backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    return xp_run_reduce(v, op, type, src, n, result, stream, sync);
+}
+
+int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                 void *result)
+{
+    return xp_reduce_on(backend, op, type, src, n, result, NULL, 1);
+}
+
+int xpose_reduce_variant(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                         void *result)
+{
+    int st;
+    const xp_variant *v = xp_variant_lookup(variant, &st);
+    return v ? xp_run_reduce(v, op, type, src, n, result, NULL, 1) : st;
+}

@@ -1,0 +1,93 @@
+/* registry.c: joins the backends' variant tables into one registry, and answers look-ups over it. */
+#include <string.h>
+#include "xp_internal.h"
+
+/* Each backend publishes one table; adding a family of variants is one line here plus its table. */
+extern const xp_variant_table xp_cpu_table;
+extern const xp_variant_table xp_cuda_table;
+
+static const xp_variant_table *const tables[] = {
+    &xp_cpu_table,
+    &xp_cuda_table,
+};
+
+int xp_variant_total(void)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < XP_COUNT_OF(tables); t++)
+        n += tables[t]->count;
+    return (int)n;
+}
+
+const xp_variant *xp_variant_row(int i)
+{
+    if (i < 0)
+        return NULL;
+    size_t k = (size_t)i;
+    for (size_t t = 0; t < XP_COUNT_OF(tables); t++) {
+        if (k < tables[t]->count)
+            return &tables[t]->rows[k];
+        k -= tables[t]->count;
+    }
+    return NULL;
+}
+
+/* "name/params" matches one row; a bare "name" matches the first row of that name. */
+static int row_matches(const xp_variant *v, const char *id)
+{
+    size_t n = strlen(v->name);
+    if (strncmp(id, v->name, n) != 0)
+        return 0;
+    if (id[n] == '\0')
+        return 1;
+    return id[n] == '/' && strcmp(id + n + 1, v->params) == 0;
+}
+
+int xpose_variant_find(const char *id)
+{
+    if (!id)
+        return XPOSE_ERR_NULL;
+    int total = xp_variant_total();
+    for (int i = 0; i < total; i++)
+        if (row_matches(xp_variant_row(i), id))
+            return i;
+    return XPOSE_ERR_UNKNOWN_VARIANT;
+}
+
+const xp_variant *xp_variant_lookup(const char *id, int *status)
+{
+    int i = xpose_variant_find(id);
+    *status = i < 0 ? i : XPOSE_OK;
+    return i < 0 ? NULL : xp_variant_row(i);
+}
+
+int xpose_variant_count(void) { return xp_variant_total(); }
+
+int xpose_variant_get(int i, xpose_variant_info *info)
+{
+    const xp_variant *v = xp_variant_row(i);
+    if (!v || !info)
+        return XPOSE_ERR_INVALID;
+    info->name = v->name;
+    info->params = v->params;
+    info->about = v->about;
+    info->backend = v->backend;
+    info->family = v->family;
+    info->elem_sizes = v->family == XPOSE_FAMILY_REDUCE ? 0u : v->elem_sizes;
+    info->available = 1;
+    info->why_not = "";
+    int built = v->family == XPOSE_FAMILY_REDUCE ? v->reduce != NULL : v->transpose != NULL;
+    if (v->backend == XPOSE_BACKEND_CUDA) {
+        int st = built ? xp_cuda_probe() : XPOSE_ERR_NOT_BUILT;
+        if (st != XPOSE_OK) {
+            info->available = 0;
+            info->why_not = st == XPOSE_ERR_NOT_BUILT ? "CUDA backend not built" : "no CUDA device";
+        }
+    } else if (!built) {
+        info->available = 0;
+        info->why_not = "optional library not found at build time";
+    }
+    return XPOSE_OK;
+}
+
+int xpose_cuda_status(void) { return xp_cuda_probe(); }

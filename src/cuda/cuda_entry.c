@@ -1,0 +1,38 @@
+/* cuda_entry.c: the stream-ordered public entry points of xpose_cuda.h. */
+#include "xpose_cuda.h"
+#include "../core/xp_dispatch.h"
+
+int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, cudaStream_t stream)
+{
+    return xp_transpose_on(XPOSE_BACKEND_CUDA, lay, src, dst, (void *)stream, 0);
+}
+
+int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst,
+                                 cudaStream_t stream)
+{
+    int st;
+    const xp_variant *v = xp_variant_lookup(variant, &st);
+    if (!v)
+        return st;
+    if (v->backend != XPOSE_BACKEND_CUDA)
+        return XPOSE_ERR_INVALID;
+    return xp_run_transpose(v, lay, src, dst, (void *)stream, 0);
+}
+
+int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
+                      cudaStream_t stream)
+{
+    return xp_reduce_on(XPOSE_BACKEND_CUDA, op, type, src, n, result, (void *)stream, 0);
+}
+
+int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src,
+                              size_t n, void *result, cudaStream_t stream)
+{
+    int st;
+    const xp_variant *v = xp_variant_lookup(variant, &st);
+    if (!v)
+        return st;
+    if (v->backend != XPOSE_BACKEND_CUDA)
+        return XPOSE_ERR_INVALID;
+    return xp_run_reduce(v, op, type, src, n, result, (void *)stream, 0);
+}

@@ -1,0 +1,33 @@
+/* runtime.cu: device probing, pointer classification and stream sync for the core (C ABI). */
+#include "xp_cuda_util.cuh"
+
+static int probe_once(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        cudaGetLastError();
+        return XPOSE_ERR_NO_DEVICE;
+    }
+    return XPOSE_OK;
+}
+
+extern "C" int xp_cuda_probe(void)
+{
+    static const int status = probe_once(); /* C++ guarantees a thread-safe one-time initialisation */
+    return status;
+}
+
+extern "C" int xp_cuda_is_device_ptr(const void *p)
+{
+    cudaPointerAttributes a;
+    if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+extern "C" int xp_cuda_sync(void *stream)
+{
+    return xp_cuda_status_of(cudaStreamSynchronize((cudaStream_t)stream));
+}

@@ -1,0 +1,25 @@
+/* xp_cuda.h: C-ABI launchers of the CUDA variants, shared by the .cu files and the registry tables. */
+#ifndef XP_CUDA_H
+#define XP_CUDA_H
+
+#include "../core/xp_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registry tables name launchers through this, so they compile (as unavailable rows) without CUDA. */
+#ifdef XPOSE_HAVE_CUDA
+#define XP_CUDA_FN(f) f
+#else
+#define XP_CUDA_FN(f) NULL
+#endif
+
+/* Peers: the bandwidth bound and the library reference. */
+int xp_cuda_memcpy(const xp_call *c);
+int xp_cuda_cublas_geam(const xp_call *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

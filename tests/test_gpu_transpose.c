@@ -1,0 +1,119 @@
+/* test_gpu_transpose.c (label gpu): every CUDA transpose variant against the reference: edge shapes,
+ * random shapes, strides, batches, element offsets, every element size it takes, and a > 2^31-element
+ * matrix. Exits 77 (skipped) where no CUDA device is present. */
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "testing.h"
+#include "xpose_cuda.h"
+
+static void *d_alloc(size_t n)
+{
+    void *p = NULL;
+    return cudaMalloc(&p, n ? n : 1) == cudaSuccess ? p : NULL;
+}
+static void d_free(void *p) { cudaFree(p); }
+static void d_up(void *d, const void *h, size_t n) { CHECK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice) == cudaSuccess, "upload"); }
+static void d_down(void *h, const void *d, size_t n) { CHECK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost) == cudaSuccess, "download"); }
+static void d_poison(void *d, size_t n) { CHECK(cudaMemset(d, XV_POISON, n) == cudaSuccess, "poison"); }
+static const t_mem dev_mem = {d_alloc, d_free, d_up, d_down, d_poison};
+
+static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
+
+static void random_layouts(const char *id, unsigned mask, unsigned seed, int count)
+{
+    uint64_t s = seed;
+    for (int k = 0; k < count; k++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(s >> 33);
+        size_t es = elem_sizes[r % 5];
+        if (!(mask & es))
+            continue;
+        xpose_layout l = {1 + (r >> 3) % 700, 1 + (r >> 13) % 700, es, 0, 0, 0, 0, 0};
+        if (r & (1u << 23))
+            l.ld_src = l.cols + (r >> 24) % 37;
+        if (r & (1u << 29))
+            l.ld_dst = l.rows + (r >> 26) % 7;
+        if ((r & 7u) < 2) {
+            size_t lds = l.ld_src ? l.ld_src : l.cols, ldd = l.ld_dst ? l.ld_dst : l.rows;
+            l.batch = 2 + r % 5;
+            l.stride_src = l.rows * lds + (r >> 4) % 3;
+            l.stride_dst = l.cols * ldd + (r >> 6) % 3;
+        }
+        size_t so = es * ((r >> 17) % 3), dof = es * ((r >> 19) % 3);
+        t_check_variant(&dev_mem, id, &l, r, so, dof);
+    }
+}
+
+/* rows x cols 1-byte elements, more than 2^31 of them: indexes past 32 bits must be right. Checked on
+ * the host with a direct loop (the byte-wise reference would take too long at this size). */
+static void huge(const char *id)
+{
+    const size_t rows = 46341, cols = 46345, n = rows * cols; /* > 2^31 */
+    unsigned char *h = malloc(n), *got = malloc(n);
+    void *ds = d_alloc(n), *dd = d_alloc(n);
+    if (!h || !got || !ds || !dd) {
+        printf("%s: skipping the > 2^31 case: cannot allocate 2 x %zu bytes\n", id, n);
+        goto out;
+    }
+    xv_fill_random(h, n, 4242);
+    d_up(ds, h, n);
+    d_poison(dd, n);
+    xpose_layout l = {rows, cols, 1, 0, 0, 0, 0, 0};
+    int st = xpose_transpose_variant(id, &l, ds, dd);
+    if (st == XPOSE_ERR_UNSUPPORTED)
+        goto out;
+    CHECK_STATUS(st, XPOSE_OK, "%s huge", id);
+    d_down(got, dd, n);
+    size_t bad = 0;
+    for (size_t i0 = 0; i0 < rows; i0 += 64)
+        for (size_t j = 0; j < cols; j++)
+            for (size_t i = i0; i < i0 + 64 && i < rows; i++)
+                bad += got[j * rows + i] != h[i * cols + j];
+    CHECK(bad == 0, "%s: %zu wrong bytes in the %zux%zu (> 2^31) case", id, bad, rows, cols);
+out:
+    free(h), free(got);
+    if (ds)
+        d_free(ds);
+    if (dd)
+        d_free(dd);
+}
+
+int main(int argc, char **argv)
+{
+    int st = xpose_cuda_status();
+    if (st != XPOSE_OK) {
+        printf("test_gpu_transpose: skipped: %s\n", xpose_strerror(st));
+        return 77;
+    }
+    const char *only = argc > 1 ? argv[1] : NULL; /* optional: test one variant name */
+    int with_huge = !(argc > 2 && !strcmp(argv[2], "--no-huge"));
+    char id[96], last[96] = "";
+    unsigned mask;
+    for (int i = 0; t_variant_id(i, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, id, sizeof id, &mask); i++) {
+        if (only && strncmp(id, only, strlen(only)) != 0)
+            continue;
+        int before = t_failures;
+        for (size_t e = 0; e < 5; e++) {
+            if (!(mask & elem_sizes[e]))
+                continue;
+            for (size_t k = 0; k < t_edge_shape_count; k++) {
+                xpose_layout l = {t_edge_shapes[k].rows, t_edge_shapes[k].cols, elem_sizes[e], 0, 0, 0, 0, 0};
+                t_check_variant(&dev_mem, id, &l, (unsigned)(k * 7 + e), 0, 0);
+            }
+        }
+        random_layouts(id, mask, 5000u + (unsigned)i, 60);
+        /* One huge case per variant name (its first parameter set), to keep the suite short. */
+        size_t nl = strcspn(id, "/");
+        if (with_huge && (strlen(last) != nl || strncmp(last, id, nl) != 0))
+            huge(id);
+        snprintf(last, sizeof last, "%.*s", (int)nl, id);
+        printf("%-24s %s\n", id, t_failures == before ? "ok" : "FAILED");
+        fflush(stdout);
+    }
+    /* The production dispatcher must find device pointers on its own (AUTO). */
+    for (size_t e = 0; e < 5; e++) {
+        xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};
+        CHECK(t_check_variant(&dev_mem, NULL, &l, 3 + (unsigned)e, 0, 0) == 1, "production, es %zu", elem_sizes[e]);
+    }
+    return t_finish("test_gpu_transpose");
+}

@@ -1,0 +1,79 @@
+/* cli.h: the xpose CLI's shared types: parsed options, one timed result row, and the pieces' entry points. */
+#ifndef XPOSE_CLI_H
+#define XPOSE_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "xpose.h"
+
+#define CLI_EXIT_USAGE 2 /* bad input: one line on stderr, this status */
+
+typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
+typedef enum { BE_AUTO, BE_CPU, BE_CUDA, BE_ALL } be_choice;
+typedef enum { OP_TRANSPOSE, OP_REDUCE } op_choice;
+
+typedef struct bench_opts {
+    size_t rows, cols, elem_size, batch, ld_src, ld_dst;
+    size_t n;                 /* reduce: element count */
+    be_choice backend;
+    const char *variants;     /* comma-separated ids, NULL: the default set */
+    const char *preset;       /* seed000, seed001, seed002, seed004 */
+    const char *plot;         /* PNG path or NULL */
+    int threads, reps, sweep, peers;
+    size_t sweep_max;
+    op_choice op;
+    out_format format;
+    unsigned long long seed;
+} bench_opts;
+
+/* One timed, verified variant at one shape. */
+typedef struct bench_row {
+    char variant[40], params[24];
+    xpose_backend backend;
+    xpose_family family;
+    size_t rows, cols, elem_size, batch;
+    double bytes;             /* bytes read + written by one run */
+    double ms, spread_pct;    /* median time; (p90 - p10) / median over the repetitions */
+    double gbps, pct_memcpy, speedup;  /* pct/speedup < 0: no reference row in this run */
+    int reps, verified, status;        /* status: XPOSE_OK or why it did not run */
+} bench_row;
+
+typedef struct bench_result {
+    bench_row *rows;
+    size_t count, cap;
+    char note[256];           /* e.g. why GPU variants were skipped */
+} bench_result;
+
+/* args.c */
+void bench_usage(FILE *f);
+int parse_bench_args(int argc, char **argv, bench_opts *o);
+int parse_size(const char *what, const char *s, size_t *out);
+
+/* stats.c: median and spread of n samples (sorts them). */
+void time_stats(double *samples, int n, double *median, double *spread_pct);
+double now_ms(void);
+
+/* bench.c, bench_reduce.c */
+int bench_reduce(const bench_opts *o, bench_result *res);
+int cmd_bench(int argc, char **argv);
+bench_row *result_add(bench_result *r);
+
+/* report.c */
+void report(FILE *f, out_format fmt, const bench_result *r, const bench_opts *o);
+
+/* plot.c: 0 on success, CLI_EXIT_USAGE when gnuplot is missing or fails. */
+int plot_png(const char *path, const bench_result *r, int sweep);
+
+/* info.c */
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* gpu_bench.c / gpu_none.c: the GPU side of the bench, present only when CUDA is built. */
+int gpu_ready(char *why, size_t why_len);                /* 1 when GPU variants can be timed here */
+void gpu_describe(char *buf, size_t len);                /* device name, memory, driver; or why none */
+/* Uploads one shape; then gpu_time_variant per variant; gpu_end_shape frees. 0 or an xpose status. */
+int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);
+void gpu_time_variant(const char *id, const xpose_layout *lay, const void *host_ref, int reps, bench_row *row);
+void gpu_end_shape(void);
+
+#endif

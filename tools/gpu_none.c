@@ -1,0 +1,25 @@
+/* gpu_none.c: the GPU side of the bench in a build without CUDA: it says why and times nothing. */
+#include <string.h>
+#include "cli.h"
+
+int gpu_ready(char *why, size_t why_len)
+{
+    snprintf(why, why_len, "xpose was built without CUDA (nvcc not found at configure time)");
+    return 0;
+}
+
+void gpu_describe(char *buf, size_t len) { snprintf(buf, len, "none (CUDA backend not built)"); }
+
+int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes)
+{
+    (void)lay, (void)host_src, (void)src_bytes, (void)dst_bytes;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+void gpu_time_variant(const char *id, const xpose_layout *lay, const void *host_ref, int reps, bench_row *row)
+{
+    (void)id, (void)lay, (void)host_ref, (void)reps;
+    row->status = XPOSE_ERR_NOT_BUILT;
+}
+
+void gpu_end_shape(void) {}

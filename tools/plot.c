@@ -1,0 +1,82 @@
+/* plot.c: draws bench results with gnuplot: latency per variant, or GB/s against size for a sweep. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+static int have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+static void label(const bench_row *r, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s", r->variant, r->params[0] ? "/" : "", r->params);
+}
+
+int plot_png(const char *path, const bench_result *res, int sweep)
+{
+    if (!have_gnuplot()) {
+        fprintf(stderr, "xpose: --plot needs gnuplot, which is not installed (apt-get install gnuplot-nox)\n");
+        return CLI_EXIT_USAGE;
+    }
+    char data[] = "/tmp/xpose-plot-XXXXXX";
+    int fd = mkstemp(data);
+    if (fd < 0) {
+        fprintf(stderr, "xpose: --plot cannot create a temporary file\n");
+        return CLI_EXIT_USAGE;
+    }
+    FILE *d = fdopen(fd, "w");
+    FILE *g = d ? popen("gnuplot", "w") : NULL;
+    if (!g) {
+        if (d)
+            fclose(d);
+        unlink(data);
+        fprintf(stderr, "xpose: --plot cannot start gnuplot\n");
+        return CLI_EXIT_USAGE;
+    }
+    fprintf(g, "set terminal pngcairo size 1100,600 noenhanced\nset output '%s'\nset grid ytics\n", path);
+    if (!sweep) {
+        for (size_t i = 0; i < res->count; i++) {
+            char name[96];
+            label(&res->rows[i], name, sizeof name);
+            fprintf(d, "\"%s\" %g\n", name, res->rows[i].ms);
+        }
+        fclose(d);
+        fprintf(g, "set style fill solid 0.6\nset boxwidth 0.7\nset ylabel 'median latency (ms)'\n"
+                   "set xtics rotate by -45\nset logscale y\nunset key\n"
+                   "plot '%s' using 0:2:xtic(1) with boxes\n", data);
+    } else {
+        /* One block per variant, separated by two blank lines, so gnuplot draws one line each. */
+        char names[64][96];
+        int nn = 0;
+        for (size_t i = 0; i < res->count; i++) {
+            char name[96];
+            label(&res->rows[i], name, sizeof name);
+            int seen = 0;
+            for (int k = 0; k < nn; k++)
+                seen |= !strcmp(names[k], name);
+            if (!seen && nn < 64)
+                strcpy(names[nn++], name);
+        }
+        for (int k = 0; k < nn; k++) {
+            for (size_t i = 0; i < res->count; i++) {
+                char name[96];
+                label(&res->rows[i], name, sizeof name);
+                if (!strcmp(name, names[k]))
+                    fprintf(d, "%zu %g\n", res->rows[i].rows, res->rows[i].gbps);
+            }
+            fprintf(d, "\n\n");
+        }
+        fclose(d);
+        fprintf(g, "set logscale x 2\nset xlabel 'N (N x N)'\nset ylabel 'GB/s (read + write)'\nset key left top\n"
+                   "plot ");
+        for (int k = 0; k < nn; k++)
+            fprintf(g, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "", data, k, names[k]);
+        fprintf(g, "\n");
+    }
+    int rc = pclose(g);
+    unlink(data);
+    if (rc != 0) {
+        fprintf(stderr, "xpose: gnuplot failed to draw %s\n", path);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
