@@ -1,0 +1,4 @@
+/* reduce_variants.c: the registry rows of CPU reductions (filled in as the variants land). */
+#include "../core/xp_internal.h"
+
+const xp_variant_table xp_cpu_reduce_table = {NULL, 0};
