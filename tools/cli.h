@@ -73,7 +73,9 @@ int gpu_ready(char *why, size_t why_len);                /* 1 when GPU variants 
 void gpu_describe(char *buf, size_t len);                /* device name, memory, driver; or why none */
 /* Uploads one shape; then gpu_time_variant per variant; gpu_end_shape frees. 0 or an xpose status. */
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);
-void gpu_time_variant(const char *id, const xpose_layout *lay, const void *host_ref, int reps, bench_row *row);
+/* Runs variant id on lay into a poisoned output, compares its first cmp_bytes with want, then times it. */
+void gpu_time_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, int reps,
+                      bench_row *row);
 void gpu_end_shape(void);
 
 #endif

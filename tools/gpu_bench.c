@@ -72,7 +72,7 @@ int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_by
 }
 
 /* One untimed run into a poisoned output, compared in full with the reference. */
-static void verify_once(const char *id, const xpose_layout *lay, const void *host_ref, bench_row *row)
+static void verify_once(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
 {
     size_t first;
     if (cudaMemsetAsync(g.dst, (int)XV_POISON, g.dst_bytes, g.stream) != cudaSuccess) {
@@ -88,14 +88,15 @@ static void verify_once(const char *id, const xpose_layout *lay, const void *hos
         cudaGetLastError();
         return;
     }
-    row->verified = xv_compare(g.host_out, host_ref, g.dst_bytes, &first) == 0;
+    row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
 }
 
 /* Times `reps` launches with events around each, after two warm-ups. Between launches the L2 is
  * flushed (outside the timed span) so no run reads what the previous one left in cache. */
-void gpu_time_variant(const char *id, const xpose_layout *lay, const void *host_ref, int reps, bench_row *row)
+void gpu_time_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, int reps,
+                      bench_row *row)
 {
-    verify_once(id, lay, host_ref, row);
+    verify_once(id, lay, want, cmp_bytes, row);
     if (row->status != XPOSE_OK)
         return;
     cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * 2 * (size_t)reps);

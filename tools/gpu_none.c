@@ -16,9 +16,10 @@ int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_by
     return XPOSE_ERR_NOT_BUILT;
 }
 
-void gpu_time_variant(const char *id, const xpose_layout *lay, const void *host_ref, int reps, bench_row *row)
+void gpu_time_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, int reps,
+                      bench_row *row)
 {
-    (void)id, (void)lay, (void)host_ref, (void)reps;
+    (void)id, (void)lay, (void)want, (void)cmp_bytes, (void)reps;
     row->status = XPOSE_ERR_NOT_BUILT;
 }
 

@@ -1,4 +1,9 @@
-/* fast_variants.c: the registry rows of the production GPU transpose (filled in as the variants land). */
-#include "../core/xp_internal.h"
+/* fast_variants.c: the registry row of the production GPU transpose. */
+#include "fast.h"
 
-const xp_variant_table xp_cuda_fast_table = {NULL, 0};
+static const xp_variant rows[] = {
+    {"fast", "", "16 KB swizzled tiles, 16-byte loads and stores, register permutes for small elements",
+     XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_ALL, XP_CUDA_FN(xp_cuda_fast), NULL},
+};
+
+const xp_variant_table xp_cuda_fast_table = {rows, XP_COUNT_OF(rows)};

@@ -9,6 +9,14 @@
 /* A 16-byte element as one vector, so loads and stores of it are single 128-bit instructions. */
 typedef uint4 xp_v16;
 
+/* The element type that moves ES bytes as one access. */
+template <int ES> struct XpElem;
+template <> struct XpElem<1> { typedef uint8_t type; };
+template <> struct XpElem<2> { typedef uint16_t type; };
+template <> struct XpElem<4> { typedef uint32_t type; };
+template <> struct XpElem<8> { typedef uint64_t type; };
+template <> struct XpElem<16> { typedef uint4 type; };
+
 /* XPOSE_OK, or XPOSE_ERR_CUDA (clearing the sticky-free error) when the last launch failed. */
 static inline int xp_cuda_launch_status(void)
 {
