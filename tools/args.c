@@ -93,6 +93,7 @@ void bench_usage(FILE *f)
           "                        16x16 vs 8x8), seed004 (the 256..32768 sweep)\n"
           "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU)\n"
           "  --op transpose|reduce --n N   reduction over N elements (default 2^26)\n"
+          "  --reduce-op sum|min|max   with --op reduce (default sum; --type float|double|i32|i64)\n"
           "  --threads T           CPU threads (default: all)\n"
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); the median is reported\n"
           "  --seed S              random data seed\n"
@@ -166,9 +167,13 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
                 fprintf(stderr, "xpose: --elem-size must be 1, 2, 4, 8 or 16, got '%s'\n", v);
                 st = CLI_EXIT_USAGE;
             }
-        } else if (!strcmp(key, "--type"))
+        } else if (!strcmp(key, "--type")) {
             st = parse_type(v, &o->elem_size);
-        else if (!strcmp(key, "--threads"))
+            o->type_name = v;
+        } else if (!strcmp(key, "--reduce-op")) {
+            static const char *const n[] = {"sum", "min", "max"};
+            st = parse_choice("--reduce-op", v, n, 3, &o->reduce_op);
+        } else if (!strcmp(key, "--threads"))
             st = parse_int("--threads", v, &o->threads, 1, 4096);
         else if (!strcmp(key, "--reps"))
             st = parse_int("--reps", v, &o->reps, 1, 100000);

@@ -15,6 +15,8 @@ typedef enum { OP_TRANSPOSE, OP_REDUCE } op_choice;
 typedef struct bench_opts {
     size_t rows, cols, elem_size, batch, ld_src, ld_dst;
     size_t n;                 /* reduce: element count */
+    const char *type_name;    /* --type as given (reduce: float, double, i32, i64); NULL: float */
+    int reduce_op;            /* reduce: an xpose_reduce_op, from --reduce-op (default sum) */
     be_choice backend;
     const char *variants;     /* comma-separated ids, NULL: the default set */
     const char *preset;       /* seed000, seed001, seed002, seed004 */

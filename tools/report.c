@@ -6,7 +6,9 @@ static const char *backend_name(xpose_backend b) { return b == XPOSE_BACKEND_CUD
 
 static void shape_str(const bench_row *r, char *buf, size_t n)
 {
-    if (r->batch > 1)
+    if (r->family == XPOSE_FAMILY_REDUCE) /* a reduction's row holds its element count in rows */
+        snprintf(buf, n, "n=%zu", r->rows);
+    else if (r->batch > 1)
         snprintf(buf, n, "%zux%zu x%zu", r->rows, r->cols, r->batch);
     else
         snprintf(buf, n, "%zux%zu", r->rows, r->cols);
