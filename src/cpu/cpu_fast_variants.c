@@ -1,4 +1,17 @@
-/* cpu_fast_variants.c: the registry rows of cpu-fast and the OpenBLAS peer (filled in as the variants land). */
-#include "../core/xp_internal.h"
+/* cpu_fast_variants.c: the registry rows of cpu-fast (the CPU production transpose) and the OpenBLAS peer. */
+#include "cpu_fast.h"
 
-const xp_variant_table xp_cpu_fast_table = {NULL, 0};
+#ifdef XPOSE_HAVE_OPENBLAS
+#define XP_OPENBLAS_FN xp_cpu_openblas
+#else
+#define XP_OPENBLAS_FN NULL
+#endif
+
+static const xp_variant rows[] = {
+    {"cpu-fast", "", "threads over L1 tiles, SIMD register transposes, streaming stores past the caches",
+     XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_ALL, xp_cpu_fast, NULL},
+    {"cpu-openblas", "", "OpenBLAS cblas_?omatcopy (row-major, transposed): the CPU library peer", XPOSE_BACKEND_CPU,
+     XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL},
+};
+
+const xp_variant_table xp_cpu_fast_table = {rows, XP_COUNT_OF(rows)};

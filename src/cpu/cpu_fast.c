@@ -1,0 +1,162 @@
+/* cpu_fast.c: cpu-fast, the production CPU transpose: L1-sized tiles over OpenMP threads, SIMD kernels picked
+ * at run time, and non-temporal stores of whole cache lines for matrices the caches cannot hold. */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_fast.h"
+#if XP_FAST_X86
+#include <immintrin.h>
+#endif
+
+#define XPF_LINE 64
+#define XPF_BUF_BYTES (80 * 1024) /* holds line/es rows of a 1 KB segment plus the staged margins */
+
+/* XPOSE_CPU_ISA=scalar|avx2|avx512 caps the instruction set (to compare them, or to test every path). */
+static const xp_fast_isa *pick_isa(void)
+{
+    const char *cap = getenv("XPOSE_CPU_ISA");
+    int level = !cap ? 2 : !strcmp(cap, "scalar") ? 0 : !strcmp(cap, "avx2") ? 1 : 2;
+#if XP_FAST_X86
+    __builtin_cpu_init();
+    if (level >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return &xp_fast_avx512;
+    if (level >= 1 && __builtin_cpu_supports("avx2"))
+        return &xp_fast_avx2;
+#else
+    (void)level;
+#endif
+    return &xp_fast_scalar;
+}
+
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    return v ? (size_t)strtoull(v, NULL, 10) : dflt;
+}
+
+/* Everything a thread needs for tile t of the batch; strides in bytes, tile sizes in elements. */
+typedef struct plan {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t es, rows, cols, lds, ldd, ss, sd;
+    size_t ti, tj, lag; /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
+    size_t tiles_i, tiles_j;
+    int staged, order;
+    size_t block_rows; /* rows of one SIMD block */
+    xp_fast_region_fn region;
+    xp_fast_region_fn region_plain; /* for the staging buffer */
+    xp_fast_row_fn row;
+} plan;
+
+/* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.
+ * A line that straddles two tiles belongs to the one holding its last byte, which therefore also transposes
+ * the line's worth of rows before i0 (the previous tile's, still in cache); rows are also added after the
+ * tile, up to whole SIMD blocks, so that only the matrix's last rows go through the scalar rim. Every line
+ * is then written once, in full, with one store, whatever the alignment of dst and ldd, and no two
+ * threads ever share a line; only the lines at either end of a row take masked stores. */
+static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni, size_t nj,
+                       unsigned char *buf)
+{
+    size_t es = p->es, line = XPF_LINE / es, back = i0 < line ? i0 : line;
+    size_t c0 = i0 - back, h = p->block_rows, nc = (ni + back + h - 1) / h * h;
+    if (c0 + nc > p->rows)
+        nc = p->rows - c0;
+    /* Whole source lines per chunk of columns, so that no SIMD block is cut and no column falls to the rim. */
+    size_t stride = (nc * es + XPF_LINE - 1) & ~(size_t)(XPF_LINE - 1), chunk = XPF_BUF_BYTES / stride / line * line;
+    if (chunk == 0)
+        chunk = line;
+    int last = i0 + ni == p->rows;
+    for (size_t j = 0; j < nj; j += chunk) {
+        size_t nj_c = nj - j < chunk ? nj - j : chunk;
+        p->region_plain(s - back * p->lds + j * es, p->lds, nc, nj_c, buf, stride);
+        for (size_t k = 0; k < nj_c; k++) {
+            unsigned char *row = d + (j + k) * p->ldd - i0 * es; /* element 0 of this destination row */
+            uintptr_t first = (uintptr_t)(row + i0 * es) & ~(uintptr_t)(XPF_LINE - 1);
+            uintptr_t end = (uintptr_t)(row + (i0 + ni) * es);
+            uintptr_t a = first > (uintptr_t)row ? first : (uintptr_t)row;
+            uintptr_t b = last ? end : end & ~(uintptr_t)(XPF_LINE - 1);
+            if (b > a)
+                p->row((unsigned char *)a, buf + k * stride + (a - (uintptr_t)(row + c0 * es)), b - a);
+        }
+    }
+}
+
+static void run_tile(const plan *p, size_t t, unsigned char *buf)
+{
+    size_t per = p->tiles_i * p->tiles_j, b = t / per, r = t % per, ti, tj;
+    if (p->order)
+        ti = r % p->tiles_i, tj = r / p->tiles_i;
+    else
+        ti = r / p->tiles_j, tj = r % p->tiles_j;
+    size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
+    size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
+    const unsigned char *s = p->src + b * p->ss + i0 * p->lds + j0 * p->es;
+    unsigned char *d = p->dst + b * p->sd + j0 * p->ldd + i0 * p->es;
+    /* A one-row or one-column matrix whose elements lie contiguously on both sides is a copy. */
+    if ((ni == 1 && p->ldd == p->es) || (nj == 1 && p->lds == p->es))
+        memcpy(d, s, ni * nj * p->es);
+    else if (p->staged || (i0 == 0 && p->lag > 0))
+        run_staged(p, s, d, i0, ni, nj, buf);
+    else
+        p->region(s, p->lds, ni, nj, d, p->ldd);
+}
+
+int xp_cpu_fast(const xp_call *c)
+{
+    const xp_shape *s = &c->s;
+    const xp_fast_isa *isa = pick_isa();
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.src = c->src;
+    p.dst = c->dst;
+    p.es = s->es;
+    p.rows = s->rows;
+    p.cols = s->cols;
+    p.lds = s->lds * s->es;
+    p.ldd = s->ldd * s->es;
+    p.ss = s->ss * s->es;
+    p.sd = s->sd * s->es;
+    p.ti = env_size("XPF_SEG", 256) / s->es;
+    p.tj = env_size("XPF_TJ", 1024) / s->es;
+    p.order = (int)env_size("XPF_ORDER", 0);
+    p.block_rows = isa->width ? isa->width / s->es : 1;
+    size_t bytes = s->batch * s->rows * s->cols * s->es;
+    int e = xp_elem_index(s->es);
+    /* Past the caches, non-temporal stores: no read of the destination, no eviction of the source. */
+    int nt = isa->row[1] && bytes >= env_size("XPF_NT_MIN", (size_t)32 << 20);
+    p.region = isa->region[nt][e];
+    p.region_plain = isa->region[0][e];
+    p.row = isa->row[nt];
+    /* Where every row starts at the same offset in its line, the tiles are shifted so that all but the first
+     * start on a line, and store straight from the registers; elsewhere each tile is staged. */
+    int same_phase = p.ldd % XPF_LINE == 0 && (s->batch == 1 || p.sd % XPF_LINE == 0);
+    p.staged = !same_phase || env_size("XPF_NO_DIRECT", 0);
+    if (!p.staged)
+        p.lag = (p.ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p.ti) % p.ti;
+    /* Degenerate shapes: long tiles along the one long side, so that a copy moves big chunks. */
+    if (s->rows == 1) {
+        p.tj = 1 << 16;
+        p.staged = 0;
+        p.lag = 0;
+    }
+    if (s->cols == 1) {
+        p.ti = 1 << 16;
+        p.staged = 0;
+        p.lag = 0;
+    }
+    p.tiles_i = (s->rows + p.lag + p.ti - 1) / p.ti;
+    p.tiles_j = (s->cols + p.tj - 1) / p.tj;
+    long long tiles = (long long)(s->batch * p.tiles_i * p.tiles_j);
+    int threaded = bytes >= ((size_t)128 << 10) && tiles > 1;
+#pragma omp parallel if (threaded)
+    {
+        _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
+#pragma omp for schedule(static)
+        for (long long t = 0; t < tiles; t++)
+            run_tile(&p, (size_t)t, buf);
+#if XP_FAST_X86
+        if (nt)
+            _mm_sfence(); /* non-temporal stores are weakly ordered: publish them before the call returns */
+#endif
+    }
+    return XPOSE_OK;
+}

@@ -1,0 +1,46 @@
+/* cpu_fast.h: where the cpu-fast driver meets its per-instruction-set kernels, and the OpenBLAS peer. */
+#ifndef XP_CPU_FAST_H
+#define XP_CPU_FAST_H
+
+#include <stddef.h>
+#include "cpu_kernels.h"
+
+/* The SIMD kernels need GCC/Clang target attributes and x86-64 intrinsics; elsewhere only the portable path. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define XP_FAST_X86 1
+#else
+#define XP_FAST_X86 0
+#endif
+
+/* Transposes an ni x nj region of es-byte elements: dst(j, i) := src(i, j). Strides are in BYTES, so the
+ * same kernel fills either the caller's matrix or an aligned staging buffer. */
+typedef void (*xp_fast_region_fn)(const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
+                                  size_t ldd);
+
+/* Copies n bytes of a staged row to dst: the partial lines at either end with plain (masked) stores, the whole
+ * lines in between with plain or non-temporal stores. */
+typedef void (*xp_fast_row_fn)(unsigned char *dst, const unsigned char *src, size_t n);
+
+/* One instruction set's kernels, each by [non-temporal stores][xp_elem_index]; NULL where it has none. */
+typedef struct xp_fast_isa {
+    const char *name;
+    size_t width; /* register bytes: region[1] needs its destination rows aligned to them */
+    xp_fast_region_fn region[2][5];
+    xp_fast_row_fn row[2];
+} xp_fast_isa;
+
+extern const xp_fast_isa xp_fast_scalar;
+#if XP_FAST_X86
+extern const xp_fast_isa xp_fast_avx2;
+extern const xp_fast_isa xp_fast_avx512;
+#endif
+
+/* The scalar rest of a region whose first ni_v rows and nj_v columns the SIMD blocks already did: rows
+ * [ni_v, ni) over all columns, and columns [nj_v, nj) of the first ni_v rows. */
+void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
+                 unsigned char *dst, size_t ldd);
+
+int xp_cpu_fast(const xp_call *c);
+int xp_cpu_openblas(const xp_call *c);
+
+#endif

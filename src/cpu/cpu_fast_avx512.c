@@ -1,0 +1,68 @@
+/* cpu_fast_avx512.c: cpu-fast's AVX-512 kernels (64-byte rows), compiled for AVX-512 whatever the build flags. */
+#include <stdint.h>
+#include "cpu_fast.h"
+
+#if XP_FAST_X86
+#include <immintrin.h>
+
+#define XPF_TARGET __attribute__((target("avx512f,avx512bw,prfchw")))
+#define XPF_W 64
+typedef __m512i xpf_vec;
+
+/* v with its 128-bit lane l loaded from p (lane 0 starts a fresh register). */
+static inline XPF_TARGET xpf_vec xpf_load_lane(xpf_vec v, size_t l, const unsigned char *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    switch (l) {
+    case 0:
+        return _mm512_castsi128_si512(x);
+    case 1:
+        return _mm512_inserti32x4(v, x, 1);
+    case 2:
+        return _mm512_inserti32x4(v, x, 2);
+    default:
+        return _mm512_inserti32x4(v, x, 3);
+    }
+}
+
+/* Interleaves the low (hi = 0) or high halves of a and b, in g-byte units, inside each 128-bit lane. */
+static inline XPF_TARGET xpf_vec xpf_unpack(int hi, size_t g, xpf_vec a, xpf_vec b)
+{
+    switch (g) {
+    case 1:
+        return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
+    case 2:
+        return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
+    case 4:
+        return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
+    default:
+        return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
+    }
+}
+
+static inline XPF_TARGET void xpf_store(unsigned char *p, xpf_vec v) { _mm512_storeu_si512((void *)p, v); }
+
+/* p is 64-byte aligned. */
+static inline XPF_TARGET void xpf_stream(unsigned char *p, xpf_vec v) { _mm512_stream_si512((__m512i *)p, v); }
+
+/* n < 64: masked, so that nothing outside [p, p + n) is touched. */
+static inline XPF_TARGET void xpf_copy_short(unsigned char *d, const unsigned char *s, size_t n)
+{
+    __mmask64 m = ((__mmask64)1 << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+}
+
+/* d is 64-byte aligned. */
+static inline XPF_TARGET void xpf_copy_line(unsigned char *d, const unsigned char *s, int nt)
+{
+    __m512i v = _mm512_loadu_si512((const void *)s);
+    if (nt)
+        xpf_stream(d, v);
+    else
+        _mm512_store_si512((void *)d, v);
+}
+
+#define XPF_ISA xp_fast_avx512
+#define XPF_NAME "avx512"
+#include "cpu_fast_simd.h"
+#endif

@@ -1,0 +1,124 @@
+/* cpu_fast_simd.h: cpu-fast's SIMD body, written once and compiled per instruction set. The including file
+ * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, xpf_load_lane, xpf_unpack, xpf_store, xpf_stream,
+ * xpf_copy_short, xpf_copy_line, and XPF_ISA / XPF_NAME (the table this file fills). */
+
+#define XPF_LANES (XPF_W / 16)
+#define XPF_UNROLL _Pragma("GCC unroll 16")
+#define XPF_INLINE static inline __attribute__((always_inline)) XPF_TARGET
+
+/* Row k of a lane's square goes into register bitrev(k): the unpack rounds then leave column m in register m.
+ * A table (not a loop) so that the compiler folds it for every unrolled k. */
+XPF_INLINE size_t xpf_bitrev(size_t k, size_t n)
+{
+    static const unsigned char rev16[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+    return rev16[k] / (16 / n);
+}
+
+/* One block: R = 16/es columns (16 bytes) of LANES*R rows. Lane l of register k is loaded from row
+ * l*R + bitrev(k); x86 unpacks interleave inside 128-bit lanes, so log2(R) rounds (granularity es, 2es,
+ * ... 8 bytes) transpose each lane's R x R square, and register m ends up holding destination row m whole:
+ * LANES*R consecutive elements, one full register store. Gathering lanes on the load side costs inserts
+ * that run on two ports, where extracting them on the store side would cost one port and partial lines. */
+XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
+{
+    const size_t R = 16 / es;
+    xpf_vec v[16], w[16];
+    /* Rows in order through one moving pointer, which the empty asm keeps the compiler from turning back into
+     * up to 64 precomputed row offsets: those would not fit the integer registers and would be spilled. */
+    XPF_UNROLL
+    for (size_t l = 0; l < XPF_LANES; l++) {
+        XPF_UNROLL
+        for (size_t q = 0; q < R; q++) {
+            v[xpf_bitrev(q, R)] = xpf_load_lane(v[xpf_bitrev(q, R)], l, src);
+            src += lds;
+            __asm__("" : "+r"(src));
+        }
+    }
+    XPF_UNROLL
+    for (size_t s = 1; s < R; s *= 2) {
+        XPF_UNROLL
+        for (size_t k = 0; k < R / 2; k++) {
+            w[2 * k] = xpf_unpack(0, es * s, v[k], v[k + R / 2]);
+            w[2 * k + 1] = xpf_unpack(1, es * s, v[k], v[k + R / 2]);
+        }
+        XPF_UNROLL
+        for (size_t k = 0; k < R; k++)
+            v[k] = w[k];
+    }
+    XPF_UNROLL
+    for (size_t m = 0; m < R; m++) {
+        if (nt)
+            xpf_stream(dst + m * ldd, v[m]);
+        else
+            xpf_store(dst + m * ldd, v[m]);
+    }
+}
+
+/* Columns outer, rows inner: each destination row of the strip is written front to back, so that
+ * non-temporal stores fill whole lines while they are still in one write-combining buffer. */
+XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
+                           size_t ldd, int nt)
+{
+    const size_t R = 16 / es, H = XPF_LANES * R;
+    size_t ni_v = ni - ni % H, nj_v = nj - nj % R;
+#ifdef XPF_IOUTER
+    for (size_t i = 0; i < ni_v; i += H)
+        for (size_t j = 0; j < nj_v; j += R)
+            xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
+#else
+    for (size_t j = 0; j < nj_v; j += R) {
+#ifdef XPF_PFW
+        if (!nt && j + XPF_PFW * R < nj_v)
+            for (size_t m = 0; m < R; m++)
+                for (size_t i = 0; i < ni_v * es; i += 64)
+                    __builtin_prefetch(dst + (j + XPF_PFW * R + m) * ldd + i, 1, 3);
+#endif
+#ifdef XPF_PFR
+        if ((j * es) % 64 == 0)
+            for (size_t i = 0; i < ni_v; i++)
+                _mm_prefetch((const char *)(src + i * lds + j * es + XPF_PFR), _MM_HINT_T0);
+#endif
+        for (size_t i = 0; i < ni_v; i += H)
+            xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
+    }
+#endif
+    xp_fast_rim(es, src, lds, ni, nj, ni_v, nj_v, dst, ldd);
+}
+
+/* One function per element size and store kind, so that every loop above unrolls into registers. */
+#define XPF_REGION_(N, T)                                                                                      \
+    static XPF_TARGET void xpf_region_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,          \
+                                          unsigned char *dst, size_t ldd)                                      \
+    {                                                                                                          \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 0);                                                          \
+    }                                                                                                          \
+    static XPF_TARGET void xpf_region_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,       \
+                                             unsigned char *dst, size_t ldd)                                   \
+    {                                                                                                          \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 1);                                                          \
+    }
+XP_FOR_EACH_ELEM(XPF_REGION_)
+
+/* Lines of dst are written whole, from unaligned loads of the staged row. */
+XPF_INLINE void xpf_row(unsigned char *dst, const unsigned char *src, size_t n, int nt)
+{
+    size_t head = (size_t)(-(uintptr_t)dst & 63), i;
+    if (head > n)
+        head = n;
+    /* A masked store with an empty mask still claims its cache line: skip it rather than fetch the line. */
+    if (head)
+        xpf_copy_short(dst, src, head);
+    for (i = head; i + 64 <= n; i += 64)
+        xpf_copy_line(dst + i, src + i, nt);
+    if (i < n)
+        xpf_copy_short(dst + i, src + i, n - i);
+}
+
+static XPF_TARGET void xpf_row_plain(unsigned char *dst, const unsigned char *src, size_t n) { xpf_row(dst, src, n, 0); }
+static XPF_TARGET void xpf_row_nt(unsigned char *dst, const unsigned char *src, size_t n) { xpf_row(dst, src, n, 1); }
+
+const xp_fast_isa XPF_ISA = {XPF_NAME,
+                             XPF_W,
+                             {{xpf_region_1, xpf_region_2, xpf_region_4, xpf_region_8, xpf_region_16},
+                              {xpf_region_nt_1, xpf_region_nt_2, xpf_region_nt_4, xpf_region_nt_8, xpf_region_nt_16}},
+                             {xpf_row_plain, xpf_row_nt}};

@@ -1,0 +1,38 @@
+/* cpu_openblas.c: cpu-openblas, the library peer: OpenBLAS's out-of-place transposed copy (?omatcopy). */
+#include "cpu_fast.h"
+
+#ifdef XPOSE_HAVE_OPENBLAS
+#include <cblas.h>
+#include <stdint.h>
+
+/* blasint is 32-bit in the usual builds, 64-bit in the ILP64 ones: larger dimensions are declined. */
+static int fits_blasint(size_t v) { return v <= (sizeof(blasint) >= 8 ? (size_t)INT64_MAX : (size_t)INT32_MAX); }
+
+/* alpha = 1 keeps the bits of finite values; 16-byte elements are complex doubles with alpha = 1 + 0i. */
+int xp_cpu_openblas(const xp_call *c)
+{
+    const xp_shape *s = &c->s;
+    if (!fits_blasint(s->rows) || !fits_blasint(s->cols) || !fits_blasint(s->lds) || !fits_blasint(s->ldd))
+        return XPOSE_ERR_UNSUPPORTED;
+    blasint r = (blasint)s->rows, n = (blasint)s->cols, lds = (blasint)s->lds, ldd = (blasint)s->ldd;
+    const double one[2] = {1.0, 0.0};
+    for (size_t b = 0; b < s->batch; b++) {
+        const unsigned char *src = (const unsigned char *)c->src + b * s->ss * s->es;
+        unsigned char *dst = (unsigned char *)c->dst + b * s->sd * s->es;
+        switch (s->es) {
+        case 4:
+            cblas_somatcopy(CblasRowMajor, CblasTrans, r, n, 1.0f, (const float *)src, lds, (float *)dst, ldd);
+            break;
+        case 8:
+            cblas_domatcopy(CblasRowMajor, CblasTrans, r, n, 1.0, (const double *)src, lds, (double *)dst, ldd);
+            break;
+        case 16:
+            cblas_zomatcopy(CblasRowMajor, CblasTrans, r, n, one, (const double *)src, lds, (double *)dst, ldd);
+            break;
+        default:
+            return XPOSE_ERR_UNSUPPORTED;
+        }
+    }
+    return XPOSE_OK;
+}
+#endif

@@ -1,0 +1,99 @@
+/* test_cpu_fast.c: cpu-fast on every path it has (each instruction set, cached and non-temporal stores,
+ * stores straight from registers and through the staging buffer, copies) and at every thread count. */
+#include <stdint.h>
+#include <string.h>
+#include "testing.h"
+
+static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
+static const char *const isas[] = {"scalar", "avx2", "avx512"};
+
+/* Random shapes, leading dimensions and batch strides, with pointers a few elements past a 64-byte boundary:
+ * aligned to the element, not to 16 bytes (where the element is smaller), nor to a cache line. */
+static void random_layouts(unsigned seed, int count, size_t max_side)
+{
+    uint64_t s = seed;
+    for (int k = 0; k < count; k++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(s >> 33);
+        size_t es = elem_sizes[r % 5];
+        xpose_layout l = {1 + (r >> 3) % max_side, 1 + (r >> 12) % max_side, es, 0, 0, 0, 0, 0};
+        if (r & (1u << 21))
+            l.ld_src = l.cols + (r >> 22) % 70;
+        if (r & (1u << 23))
+            l.ld_dst = l.rows + (r >> 24) % 70;
+        if ((r & 3u) == 0) {
+            size_t lds = l.ld_src ? l.ld_src : l.cols, ldd = l.ld_dst ? l.ld_dst : l.rows;
+            l.batch = 2 + r % 3;
+            l.stride_src = l.rows * lds + (r >> 5) % 5;
+            l.stride_dst = l.cols * ldd + (r >> 7) % 2 * (64 / es); /* with or without a one-line gap */
+        }
+        size_t src_off = es * (1 + (r >> 9) % 3), dst_off = es * (1 + (r >> 26) % 5);
+        CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, r, src_off % 64, dst_off % 64) == 1,
+              "random layout %d (es %zu)", k, es);
+    }
+}
+
+/* Shapes that take particular routes: one row or column (a copy when contiguous, a gather when not), rows
+ * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
+ * non-temporal threshold, including a power-of-two leading dimension. */
+static void special_shapes(void)
+{
+    static const struct {
+        size_t rows, cols, ld_src, ld_dst, batch;
+    } cases[] = {
+        {1, 5000, 0, 0, 1},       {5000, 1, 0, 0, 1},    {1, 3000, 0, 3, 1},    {3000, 1, 7, 0, 1},
+        {1, 70000, 0, 0, 3},      {70000, 1, 0, 0, 2},   {640, 640, 0, 0, 1},   {640, 640, 0, 650, 1},
+        {333, 1024, 1030, 0, 2},  {1000, 999, 0, 0, 1},  {2, 40000, 0, 0, 1},   {40000, 2, 0, 0, 1},
+        {8192, 64, 0, 0, 1},      {64, 8192, 0, 0, 1},   {3000, 2999, 0, 0, 1}, {2047, 1025, 2050, 2049, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t e = 0; e < 5; e++) {
+            size_t es = elem_sizes[e];
+            xpose_layout l = {cases[c].rows, cases[c].cols, es, cases[c].ld_src, cases[c].ld_dst, cases[c].batch,
+                              0, 0};
+            /* dst at a line boundary, then one element past it: both the shifted and the unshifted tiles. */
+            for (size_t off = 0; off <= es; off += es)
+                CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, (unsigned)(c * 7 + e), es * (c % 3), off) == 1,
+                      "case %zu: %zux%zu es %zu dst offset %zu", c, cases[c].rows, cases[c].cols, es, off);
+        }
+}
+
+/* The same large transpose at 1, 2 and 3 threads: tiles move between threads, the bytes must not. */
+static void thread_counts(void)
+{
+    const size_t rows = 1531, cols = 2053;
+    for (size_t e = 0; e < 5; e++) {
+        size_t es = elem_sizes[e], bytes = rows * cols * es;
+        unsigned char *src = malloc(bytes + 64), *out[3];
+        xv_fill_random(src, bytes + 64, 4242 + e);
+        xpose_layout l = {rows, cols, es, 0, 0, 0, 0, 0};
+        for (int t = 0; t < 3; t++) {
+            out[t] = malloc(bytes + 64);
+            xv_poison(out[t], bytes + 64);
+            xpose_set_threads(t + 1);
+            CHECK_STATUS(xpose_transpose_variant("cpu-fast", &l, src + es, out[t] + es), XPOSE_OK, "%d threads", t + 1);
+        }
+        CHECK(memcmp(out[0], out[1], bytes + 64) == 0, "es %zu: 1 and 2 threads differ", es);
+        CHECK(memcmp(out[0], out[2], bytes + 64) == 0, "es %zu: 1 and 3 threads differ", es);
+        CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, 77 + (unsigned)e, es, es) == 1, "3 threads, es %zu", es);
+        for (int t = 0; t < 3; t++)
+            free(out[t]);
+        free(src);
+    }
+    xpose_set_threads(0);
+}
+
+int main(void)
+{
+    CHECK(xpose_variant_find("cpu-fast") >= 0, "cpu-fast is not registered");
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+        /* A cap: where the CPU lacks the set, cpu-fast uses the best one below it, still correct. */
+        setenv("XPOSE_CPU_ISA", isas[i], 1);
+        random_layouts(100u + (unsigned)i, 150, 300);
+        random_layouts(200u + (unsigned)i, 12, 1500);
+        special_shapes();
+        thread_counts();
+    }
+    unsetenv("XPOSE_CPU_ISA");
+    return t_finish("test_cpu_fast");
+}
