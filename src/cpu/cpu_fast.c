@@ -8,7 +8,11 @@
 #endif
 
 #define XPF_LINE 64
-#define XPF_BUF_BYTES (80 * 1024) /* holds line/es rows of a 1 KB segment plus the staged margins */
+#define XPF_TILE_COLS_BYTES 1024 /* a tile's width in source bytes */
+#define XPF_NT_BYTES (256 * 1024) /* from here on the non-temporal path wins on the machines measured */
+#ifndef XPF_BUF_BYTES
+#define XPF_BUF_BYTES (32 * 1024) /* at least line/es staged rows: 64 x (256 + 64 + 64) bytes */
+#endif
 
 /* XPOSE_CPU_ISA=scalar|avx2|avx512 caps the instruction set (to compare them, or to test every path). */
 static const xp_fast_isa *pick_isa(void)
@@ -27,12 +31,6 @@ static const xp_fast_isa *pick_isa(void)
     return &xp_fast_scalar;
 }
 
-static size_t env_size(const char *name, size_t dflt)
-{
-    const char *v = getenv(name);
-    return v ? (size_t)strtoull(v, NULL, 10) : dflt;
-}
-
 /* Everything a thread needs for tile t of the batch; strides in bytes, tile sizes in elements. */
 typedef struct plan {
     const unsigned char *src;
@@ -40,7 +38,7 @@ typedef struct plan {
     size_t es, rows, cols, lds, ldd, ss, sd;
     size_t ti, tj, lag; /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
     size_t tiles_i, tiles_j;
-    int staged, order;
+    int staged;
     size_t block_rows; /* rows of one SIMD block */
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
@@ -62,8 +60,6 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
         nc = p->rows - c0;
     /* Whole source lines per chunk of columns, so that no SIMD block is cut and no column falls to the rim. */
     size_t stride = (nc * es + XPF_LINE - 1) & ~(size_t)(XPF_LINE - 1), chunk = XPF_BUF_BYTES / stride / line * line;
-    if (chunk == 0)
-        chunk = line;
     int last = i0 + ni == p->rows;
     for (size_t j = 0; j < nj; j += chunk) {
         size_t nj_c = nj - j < chunk ? nj - j : chunk;
@@ -82,11 +78,7 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
 
 static void run_tile(const plan *p, size_t t, unsigned char *buf)
 {
-    size_t per = p->tiles_i * p->tiles_j, b = t / per, r = t % per, ti, tj;
-    if (p->order)
-        ti = r % p->tiles_i, tj = r / p->tiles_i;
-    else
-        ti = r / p->tiles_j, tj = r % p->tiles_j;
+    size_t per = p->tiles_i * p->tiles_j, b = t / per, ti = t % per / p->tiles_j, tj = t % p->tiles_j;
     size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
     size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
     const unsigned char *s = p->src + b * p->ss + i0 * p->lds + j0 * p->es;
@@ -115,21 +107,23 @@ int xp_cpu_fast(const xp_call *c)
     p.ldd = s->ldd * s->es;
     p.ss = s->ss * s->es;
     p.sd = s->sd * s->es;
-    p.ti = env_size("XPF_SEG", 256) / s->es;
-    p.tj = env_size("XPF_TJ", 1024) / s->es;
-    p.order = (int)env_size("XPF_ORDER", 0);
     p.block_rows = isa->width ? isa->width / s->es : 1;
     size_t bytes = s->batch * s->rows * s->cols * s->es;
     int e = xp_elem_index(s->es);
-    /* Past the caches, non-temporal stores: no read of the destination, no eviction of the source. */
-    int nt = isa->row[1] && bytes >= env_size("XPF_NT_MIN", (size_t)32 << 20);
+    /* Non-temporal stores neither read the destination first nor evict the source. */
+    int nt = isa->row[1] && bytes >= XPF_NT_BYTES;
     p.region = isa->region[nt][e];
     p.region_plain = isa->region[0][e];
     p.row = isa->row[nt];
     /* Where every row starts at the same offset in its line, the tiles are shifted so that all but the first
      * start on a line, and store straight from the registers; elsewhere each tile is staged. */
-    int same_phase = p.ldd % XPF_LINE == 0 && (s->batch == 1 || p.sd % XPF_LINE == 0);
-    p.staged = !same_phase || env_size("XPF_NO_DIRECT", 0);
+    p.staged = p.ldd % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0);
+    /* Tiles of 32 to 64 source rows measured best (fewer streams to prefetch, fewer aliasing rows at
+     * power-of-two strides); a staged tile spans at least 256 bytes, for its line of margin costs rows. */
+    p.ti = s->es <= 4 ? 64 : 32;
+    if (p.staged && p.ti * s->es < 256)
+        p.ti = 256 / s->es;
+    p.tj = XPF_TILE_COLS_BYTES / s->es;
     if (!p.staged)
         p.lag = (p.ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p.ti) % p.ti;
     /* Degenerate shapes: long tiles along the one long side, so that a copy moves big chunks. */

@@ -35,10 +35,11 @@ extern const xp_fast_isa xp_fast_avx2;
 extern const xp_fast_isa xp_fast_avx512;
 #endif
 
-/* The scalar rest of a region whose first ni_v rows and nj_v columns the SIMD blocks already did: rows
- * [ni_v, ni) over all columns, and columns [nj_v, nj) of the first ni_v rows. */
+/* The rest of a region whose first ni_v rows and nj_v columns the SIMD blocks already did: rows [ni_v, ni)
+ * over all columns through rows_fn (a narrower instruction set's region; NULL: scalar), and columns
+ * [nj_v, nj) of the first ni_v rows, scalar. */
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
-                 unsigned char *dst, size_t ldd);
+                 unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn);
 
 int xp_cpu_fast(const xp_call *c);
 int xp_cpu_openblas(const xp_call *c);

@@ -52,6 +52,7 @@ static inline XPF_TARGET void xpf_copy_line(unsigned char *d, const unsigned cha
     }
 }
 
+#define XPF_NARROWER(nt, e) ((void)(nt), (void)(e), (xp_fast_region_fn)NULL)
 #define XPF_ISA xp_fast_avx2
 #define XPF_NAME "avx2"
 #include "cpu_fast_simd.h"

@@ -62,6 +62,7 @@ static inline XPF_TARGET void xpf_copy_line(unsigned char *d, const unsigned cha
         _mm512_store_si512((void *)d, v);
 }
 
+#define XPF_NARROWER(nt, e) xp_fast_avx2.region[nt][e]
 #define XPF_ISA xp_fast_avx512
 #define XPF_NAME "avx512"
 #include "cpu_fast_simd.h"

@@ -16,14 +16,15 @@ XP_FOR_EACH_ELEM(XP_SCALAR_REGION_)
 static void scalar_row(unsigned char *dst, const unsigned char *src, size_t n) { memcpy(dst, src, n); }
 
 const xp_fast_isa xp_fast_scalar = {
-    "scalar", 0, {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}}, {scalar_row}};
+    "scalar", 0, {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}},
+    {scalar_row}};
 
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
-                 unsigned char *dst, size_t ldd)
+                 unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn)
 {
     xp_fast_region_fn fn = xp_fast_scalar.region[0][xp_elem_index(es)];
     if (ni_v < ni)
-        fn(src + ni_v * lds, lds, ni - ni_v, nj, dst + ni_v * es, ldd);
+        (rows_fn ? rows_fn : fn)(src + ni_v * lds, lds, ni - ni_v, nj, dst + ni_v * es, ldd);
     if (nj_v < nj && ni_v > 0)
         fn(src + nj_v * es, lds, ni_v, nj - nj_v, dst + nj_v * ldd, ldd);
 }

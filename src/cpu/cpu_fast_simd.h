@@ -1,6 +1,7 @@
 /* cpu_fast_simd.h: cpu-fast's SIMD body, written once and compiled per instruction set. The including file
  * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, xpf_load_lane, xpf_unpack, xpf_store, xpf_stream,
- * xpf_copy_short, xpf_copy_line, and XPF_ISA / XPF_NAME (the table this file fills). */
+ * xpf_copy_short, xpf_copy_line, XPF_NARROWER(nt, e) (the region of the set that takes the rows short of a
+ * block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills). */
 
 #define XPF_LANES (XPF_W / 16)
 #define XPF_UNROLL _Pragma("GCC unroll 16")
@@ -61,28 +62,11 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
 {
     const size_t R = 16 / es, H = XPF_LANES * R;
     size_t ni_v = ni - ni % H, nj_v = nj - nj % R;
-#ifdef XPF_IOUTER
-    for (size_t i = 0; i < ni_v; i += H)
-        for (size_t j = 0; j < nj_v; j += R)
-            xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
-#else
-    for (size_t j = 0; j < nj_v; j += R) {
-#ifdef XPF_PFW
-        if (!nt && j + XPF_PFW * R < nj_v)
-            for (size_t m = 0; m < R; m++)
-                for (size_t i = 0; i < ni_v * es; i += 64)
-                    __builtin_prefetch(dst + (j + XPF_PFW * R + m) * ldd + i, 1, 3);
-#endif
-#ifdef XPF_PFR
-        if ((j * es) % 64 == 0)
-            for (size_t i = 0; i < ni_v; i++)
-                _mm_prefetch((const char *)(src + i * lds + j * es + XPF_PFR), _MM_HINT_T0);
-#endif
+    for (size_t j = 0; j < nj_v; j += R)
         for (size_t i = 0; i < ni_v; i += H)
             xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
-    }
-#endif
-    xp_fast_rim(es, src, lds, ni, nj, ni_v, nj_v, dst, ldd);
+    /* Rows short of a block go to the next narrower set, which has shorter blocks (AVX2: half as many). */
+    xp_fast_rim(es, src, lds, ni, nj, ni_v, nj_v, dst, ldd, XPF_NARROWER(nt, xp_elem_index(es)));
 }
 
 /* One function per element size and store kind, so that every loop above unrolls into registers. */
@@ -114,8 +98,14 @@ XPF_INLINE void xpf_row(unsigned char *dst, const unsigned char *src, size_t n, 
         xpf_copy_short(dst + i, src + i, n - i);
 }
 
-static XPF_TARGET void xpf_row_plain(unsigned char *dst, const unsigned char *src, size_t n) { xpf_row(dst, src, n, 0); }
-static XPF_TARGET void xpf_row_nt(unsigned char *dst, const unsigned char *src, size_t n) { xpf_row(dst, src, n, 1); }
+static XPF_TARGET void xpf_row_plain(unsigned char *dst, const unsigned char *src, size_t n)
+{
+    xpf_row(dst, src, n, 0);
+}
+static XPF_TARGET void xpf_row_nt(unsigned char *dst, const unsigned char *src, size_t n)
+{
+    xpf_row(dst, src, n, 1);
+}
 
 const xp_fast_isa XPF_ISA = {XPF_NAME,
                              XPF_W,
