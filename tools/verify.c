@@ -43,21 +43,42 @@ void xv_spans(const xpose_layout *lay, size_t *src_bytes, size_t *dst_bytes)
     *dst_bytes = ((b - 1) * sd + (c - 1) * ldd + r) * es;
 }
 
-void xv_reference(const xpose_layout *lay, const void *src_, void *ref_)
+/* The definition, dst(j, i) = src(i, j), one element at a time; typed copies only to keep references of
+ * large matrices quick, and 64 x 64 tiles only to keep them in cache. */
+#define XV_REF_(NAME, T)                                                                                      \
+    static void NAME(const T *src, T *ref, size_t r, size_t c, size_t b, size_t lds, size_t ldd, size_t ss,      \
+                     size_t sd)                                                                               \
+    {                                                                                                         \
+        const size_t t = 64;                                                                                  \
+        for (size_t k = 0; k < b; k++)                                                                        \
+            for (size_t i0 = 0; i0 < r; i0 += t)                                                              \
+                for (size_t j0 = 0; j0 < c; j0 += t)                                                          \
+                    for (size_t i = i0; i < r && i < i0 + t; i++)                                             \
+                        for (size_t j = j0; j < c && j < j0 + t; j++)                                         \
+                            ref[k * sd + j * ldd + i] = src[k * ss + i * lds + j];                            \
+    }
+typedef struct {
+    uint64_t lo, hi;
+} xv_e16;
+XV_REF_(ref1, uint8_t)
+XV_REF_(ref2, uint16_t)
+XV_REF_(ref4, uint32_t)
+XV_REF_(ref8, uint64_t)
+XV_REF_(ref16, xv_e16)
+
+void xv_reference(const xpose_layout *lay, const void *src, void *ref)
 {
-    const unsigned char *src = src_;
-    unsigned char *ref = ref_;
-    size_t r = lay->rows, c = lay->cols, es = lay->elem_size;
+    size_t r = lay->rows, c = lay->cols;
     size_t b = lay->batch ? lay->batch : 1;
     size_t lds = lay->ld_src ? lay->ld_src : c, ldd = lay->ld_dst ? lay->ld_dst : r;
     size_t ss = lay->stride_src ? lay->stride_src : r * lds, sd = lay->stride_dst ? lay->stride_dst : c * ldd;
-    const size_t t = 64; /* tiles only to keep large references quick; the rule is dst(j,i) = src(i,j) */
-    for (size_t k = 0; k < b; k++)
-        for (size_t i0 = 0; i0 < r; i0 += t)
-            for (size_t j0 = 0; j0 < c; j0 += t)
-                for (size_t i = i0; i < r && i < i0 + t; i++)
-                    for (size_t j = j0; j < c && j < j0 + t; j++)
-                        memcpy(ref + (k * sd + j * ldd + i) * es, src + (k * ss + i * lds + j) * es, es);
+    switch (lay->elem_size) {
+    case 1: ref1(src, ref, r, c, b, lds, ldd, ss, sd); break;
+    case 2: ref2(src, ref, r, c, b, lds, ldd, ss, sd); break;
+    case 4: ref4(src, ref, r, c, b, lds, ldd, ss, sd); break;
+    case 8: ref8(src, ref, r, c, b, lds, ldd, ss, sd); break;
+    default: ref16(src, ref, r, c, b, lds, ldd, ss, sd); break;
+    }
 }
 
 size_t xv_compare(const void *a_, const void *b_, size_t bytes, size_t *first)

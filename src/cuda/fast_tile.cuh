@@ -1,0 +1,200 @@
+/* fast_tile.cuh: the tile machinery of the production transpose: geometry per element size, the swizzled
+ * 16-byte vector tile, register gathers for small elements, and the padded scalar tile. */
+#ifndef XP_FAST_TILE_CUH
+#define XP_FAST_TILE_CUH
+
+#include "xp_cuda_util.cuh"
+
+/* Tile shape per element size: 16 KB each, a source row segment of >= 128 bytes (full lines on load) and
+ * a destination row segment of >= 128 bytes (full lines on store). */
+template <int ES> struct FastTile;
+template <> struct FastTile<1> { enum { TR = 128, TC = 128 }; };
+template <> struct FastTile<2> { enum { TR = 128, TC = 64 }; };
+template <> struct FastTile<4> { enum { TR = 64, TC = 64 }; };
+template <> struct FastTile<8> { enum { TR = 64, TC = 32 }; };
+template <> struct FastTile<16> { enum { TR = 32, TC = 32 }; };
+
+#define FAST_THREADS 256
+
+template <int ES> struct Geo {
+    enum {
+        TR = FastTile<ES>::TR,
+        TC = FastTile<ES>::TC,
+        E = 16 / ES,                 /* elements per 16-byte vector */
+        RB = TC * ES,                /* bytes per tile row in shared memory (vector path) */
+        NCH = RB / 16,               /* 16-byte chunks per tile row */
+        UC = ES < 4 ? 4 / ES : 1,    /* tile columns one shared-memory read unit (a word, or an element) spans */
+        NRG = TR / E,                /* row groups: one 16-byte output vector each */
+        NU = TC / UC,                /* read units across a tile row */
+        RGB = NRG / 8,               /* a warp covers 8 row groups (128 output bytes per destination row) ... */
+        UB = NU / 4,                 /* ... and 4 read units */
+        WARP_ITEMS = RGB * UB,
+        LOADS = TR * NCH / FAST_THREADS,
+        STORES = WARP_ITEMS / (FAST_THREADS / 32),
+        PADB = ES < 4 ? 4 : ES,      /* scalar path: pad rows by one bank-width access */
+        SRB = RB + PADB,
+        SMEM = (TR + E - 1) * SRB,   /* the largest layout: the skewed tile holds E - 1 extra rows */
+    };
+};
+
+/* Byte offset of 16-byte chunk `ch` of tile row `row`: chunks are XOR-swizzled by the row's group so that
+ * both the row-wise vector stores and the column-wise gathers hit 32 distinct banks per warp phase. */
+template <int ES> __device__ __forceinline__ unsigned chunk_at(unsigned row, unsigned ch)
+{
+    return row * Geo<ES>::RB + ((ch ^ ((row / Geo<ES>::E) & 7u)) << 4);
+}
+
+/* Packs the E elements of one column, rows rg*E .. rg*E+E-1, into 16-byte vectors (one per column of the
+ * read unit) and stores them to the destination rows. */
+/* One 16-byte store. (Evict-first st.global.cs hints measured 3-5 % slower: docs/notes/fast-v3-bands-bench.txt.) */
+static __device__ __forceinline__ void st16(char *p, uint4 v) { *(uint4 *)p = v; }
+
+template <int ES> struct Gather;
+
+template <> struct Gather<1> {
+    /* 16 words (4 columns each) from 16 rows; 4x4 byte transposes give 4 vectors, one per column. */
+    static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
+                                               size_t ldd_b)
+    {
+        unsigned w[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++)
+            w[k] = *(const unsigned *)(sm + chunk_at<1>(rg * 16 + k, u >> 2) + (u & 3) * 4);
+        unsigned o[4][4];
+#pragma unroll
+        for (int m = 0; m < 4; m++) {
+            unsigned t0 = __byte_perm(w[4 * m], w[4 * m + 1], 0x5140);
+            unsigned t1 = __byte_perm(w[4 * m], w[4 * m + 1], 0x7362);
+            unsigned t2 = __byte_perm(w[4 * m + 2], w[4 * m + 3], 0x5140);
+            unsigned t3 = __byte_perm(w[4 * m + 2], w[4 * m + 3], 0x7362);
+            o[0][m] = __byte_perm(t0, t2, 0x5410);
+            o[1][m] = __byte_perm(t0, t2, 0x7632);
+            o[2][m] = __byte_perm(t1, t3, 0x5410);
+            o[3][m] = __byte_perm(t1, t3, 0x7632);
+        }
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            st16(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, make_uint4(o[q][0], o[q][1], o[q][2], o[q][3]));
+    }
+};
+
+template <> struct Gather<2> {
+    /* 8 words (2 columns each) from 8 rows; half-word permutes give 2 vectors. */
+    static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
+                                               size_t ldd_b)
+    {
+        unsigned w[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            w[k] = *(const unsigned *)(sm + chunk_at<2>(rg * 8 + k, u >> 2) + (u & 3) * 4);
+        unsigned lo[4], hi[4];
+#pragma unroll
+        for (int m = 0; m < 4; m++) {
+            lo[m] = __byte_perm(w[2 * m], w[2 * m + 1], 0x5410);
+            hi[m] = __byte_perm(w[2 * m], w[2 * m + 1], 0x7632);
+        }
+        st16(dst + (size_t)(u * 2) * ldd_b + rg * 16, make_uint4(lo[0], lo[1], lo[2], lo[3]));
+        st16(dst + (size_t)(u * 2 + 1) * ldd_b + rg * 16, make_uint4(hi[0], hi[1], hi[2], hi[3]));
+    }
+};
+
+/* 4, 8 and 16 bytes: E whole elements of column u make one vector. */
+template <int ES> struct Gather {
+    static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
+                                               size_t ldd_b)
+    {
+        enum { E = 16 / ES };
+        union {
+            uint4 v;
+            unsigned char b[16];
+        } out;
+        unsigned col_b = u * ES;
+#pragma unroll
+        for (int k = 0; k < E; k++) {
+            const unsigned char *p = sm + chunk_at<ES>(rg * E + k, col_b >> 4) + (col_b & 15);
+            if (ES == 4)
+                ((unsigned *)out.b)[k] = *(const unsigned *)p;
+            else if (ES == 8)
+                ((unsigned long long *)out.b)[k] = *(const unsigned long long *)p;
+            else
+                out.v = *(const uint4 *)p;
+        }
+        st16(dst + (size_t)u * ldd_b + rg * 16, out.v);
+    }
+};
+
+/* A full tile whose rows all start on 16-byte boundaries moves in three steps, split so that the persistent
+ * kernel can issue the next tile's loads while this tile's stores drain. */
+template <int ES> struct VecTile {
+    typedef Geo<ES> G;
+    uint4 v[G::LOADS];
+
+    __device__ __forceinline__ void load(const char *src, size_t lds_b)
+    {
+#pragma unroll
+        for (int it = 0; it < G::LOADS; it++) { /* all loads in flight before any use */
+            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
+            v[it] = __ldg((const uint4 *)(src + (size_t)row * lds_b + ch * 16));
+        }
+    }
+
+    __device__ __forceinline__ void to_shared(unsigned char *sm) const
+    {
+#pragma unroll
+        for (int it = 0; it < G::LOADS; it++) {
+            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
+            *(uint4 *)(sm + chunk_at<ES>(row, ch)) = v[it];
+        }
+    }
+
+    static __device__ __forceinline__ void store(const unsigned char *sm, char *dst, size_t ldd_b)
+    {
+        const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+#pragma unroll
+        for (int it = 0; it < G::STORES; it++) {
+            unsigned wi = warp + it * (FAST_THREADS / 32);
+            unsigned rg = (wi % G::RGB) * 8 + (lane & 7), u = (wi / G::RGB) * 4 + (lane >> 3);
+            Gather<ES>::run(sm, rg, u, dst, ldd_b);
+        }
+    }
+};
+
+/* Any tile: element-wise, bounds-checked, through a padded tile (conflict-free column reads). FULL drops
+ * the bounds checks for complete tiles whose rows are merely misaligned. */
+template <int ES, bool FULL>
+__device__ __forceinline__ void tile_scalar(const char *src, char *dst, size_t lds, size_t ldd, unsigned nr,
+                                            unsigned nc, unsigned char *sm)
+{
+    typedef Geo<ES> G;
+    typedef typename XpElem<ES>::type T;
+    const T *s = (const T *)src;
+    T *d = (T *)dst;
+    const unsigned t = threadIdx.x;
+    /* 16 loads in flight per batch of work keeps registers in bounds for 1-byte elements (64 per thread). */
+    enum { N = G::TR * G::TC / FAST_THREADS, B = N < 16 ? N : 16 };
+#pragma unroll
+    for (int base = 0; base < N; base += B) {
+        T v[B];
+#pragma unroll
+        for (int it = 0; it < B; it++) {
+            unsigned q = t + (base + it) * FAST_THREADS, row = q / G::TC, col = q % G::TC;
+            if (FULL || (row < nr && col < nc))
+                v[it] = s[(size_t)row * lds + col];
+        }
+#pragma unroll
+        for (int it = 0; it < B; it++) {
+            unsigned q = t + (base + it) * FAST_THREADS, row = q / G::TC, col = q % G::TC;
+            if (FULL || (row < nr && col < nc))
+                *(T *)(sm + row * G::SRB + col * ES) = v[it];
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int it = 0; it < N; it++) {
+        unsigned q = t + it * FAST_THREADS, j = q / G::TR, i = q % G::TR;
+        if (FULL || (j < nc && i < nr))
+            d[(size_t)j * ldd + i] = *(const T *)(sm + i * G::SRB + j * ES);
+    }
+}
+
+#endif
