@@ -1,36 +1,32 @@
 /* test_cpu_fast.c: cpu-fast on every path it has (each instruction set, cached and non-temporal stores,
  * stores straight from registers and through the staging buffer, copies) and at every thread count. */
-#include <stdint.h>
 #include <string.h>
 #include "testing.h"
 
 static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
 static const char *const isas[] = {"scalar", "avx2", "avx512"};
 
-/* Random shapes, leading dimensions and batch strides, with pointers a few elements past a 64-byte boundary:
- * aligned to the element, not to 16 bytes (where the element is smaller), nor to a cache line. */
-static void random_layouts(unsigned seed, int count, size_t max_side)
+/* Shapes no block divides, each with padded leading dimensions (odd, or a whole line) and batches with gaps,
+ * and with pointers a few elements past a 64-byte boundary: aligned to the element, not to 16 bytes (where
+ * the element is smaller), nor to a cache line. */
+static void layout_grid(size_t scale)
 {
-    uint64_t s = seed;
-    for (int k = 0; k < count; k++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        unsigned r = (unsigned)(s >> 33);
-        size_t es = elem_sizes[r % 5];
-        xpose_layout l = {1 + (r >> 3) % max_side, 1 + (r >> 12) % max_side, es, 0, 0, 0, 0, 0};
-        if (r & (1u << 21))
-            l.ld_src = l.cols + (r >> 22) % 70;
-        if (r & (1u << 23))
-            l.ld_dst = l.rows + (r >> 24) % 70;
-        if ((r & 3u) == 0) {
-            size_t lds = l.ld_src ? l.ld_src : l.cols, ldd = l.ld_dst ? l.ld_dst : l.rows;
-            l.batch = 2 + r % 3;
-            l.stride_src = l.rows * lds + (r >> 5) % 5;
-            l.stride_dst = l.cols * ldd + (r >> 7) % 2 * (64 / es); /* with or without a one-line gap */
-        }
-        size_t src_off = es * (1 + (r >> 9) % 3), dst_off = es * (1 + (r >> 26) % 5);
-        CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, r, src_off % 64, dst_off % 64) == 1,
-              "random layout %d (es %zu)", k, es);
-    }
+    static const size_t sides[][2] = {{1, 7}, {7, 1}, {17, 33}, {64, 64}, {65, 63}, {127, 129}, {200, 3}, {3, 200},
+                                      {257, 250}};
+    for (size_t e = 0; e < 5; e++)
+        for (size_t k = 0; k < sizeof sides / sizeof sides[0]; k++)
+            for (unsigned v = 0; v < 4; v++) {
+                size_t es = elem_sizes[e], rows = sides[k][0] * scale, cols = sides[k][1] * scale;
+                size_t pad = v & 1 ? 64 / es : 3, ldd = rows + (v & 2 ? pad : 0);
+                xpose_layout l = {rows, cols, es, cols + (v & 1 ? 5 : pad), ldd, v == 3 ? 2 : 1, 0, 0};
+                if (l.batch > 1) {
+                    l.stride_src = rows * l.ld_src + 7;
+                    l.stride_dst = cols * ldd + (k & 1 ? 64 / es : 1);
+                }
+                unsigned seed = (unsigned)(scale * 1000 + e * 100 + k * 4 + v);
+                CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, seed, es * (1 + v), es * (1 + k % 5)) == 1,
+                      "grid %zux%zu es %zu variant %u", rows, cols, es, v);
+            }
 }
 
 /* Shapes that take particular routes: one row or column (a copy when contiguous, a gather when not), rows
@@ -89,8 +85,8 @@ int main(void)
     for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
         /* A cap: where the CPU lacks the set, cpu-fast uses the best one below it, still correct. */
         setenv("XPOSE_CPU_ISA", isas[i], 1);
-        random_layouts(100u + (unsigned)i, 150, 300);
-        random_layouts(200u + (unsigned)i, 12, 1500);
+        layout_grid(1);
+        layout_grid(4); /* past the non-temporal threshold for the larger shapes */
         special_shapes();
         thread_counts();
     }

@@ -17,21 +17,6 @@ static inline XPF_TARGET xpf_vec xpf_load_lane(xpf_vec v, size_t l, const unsign
     return l == 0 ? _mm256_castsi128_si256(x) : _mm256_inserti128_si256(v, x, 1);
 }
 
-/* Interleaves the low (hi = 0) or high halves of a and b, in g-byte units, inside each 128-bit lane. */
-static inline XPF_TARGET xpf_vec xpf_unpack(int hi, size_t g, xpf_vec a, xpf_vec b)
-{
-    switch (g) {
-    case 1:
-        return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
-    case 2:
-        return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
-    case 4:
-        return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
-    default:
-        return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
-    }
-}
-
 static inline XPF_TARGET void xpf_store(unsigned char *p, xpf_vec v) { _mm256_storeu_si256((__m256i *)p, v); }
 
 /* p is 32-byte aligned. */
@@ -52,6 +37,7 @@ static inline XPF_TARGET void xpf_copy_line(unsigned char *d, const unsigned cha
     }
 }
 
+#define XPF_P(name) _mm256_##name /* the set's intrinsic of that name */
 #define XPF_NARROWER(nt, e) ((void)(nt), (void)(e), (xp_fast_region_fn)NULL)
 #define XPF_ISA xp_fast_avx2
 #define XPF_NAME "avx2"

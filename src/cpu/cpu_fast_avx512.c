@@ -5,7 +5,7 @@
 #if XP_FAST_X86
 #include <immintrin.h>
 
-#define XPF_TARGET __attribute__((target("avx512f,avx512bw,prfchw")))
+#define XPF_TARGET __attribute__((target("avx512f,avx512bw")))
 #define XPF_W 64
 typedef __m512i xpf_vec;
 
@@ -22,21 +22,6 @@ static inline XPF_TARGET xpf_vec xpf_load_lane(xpf_vec v, size_t l, const unsign
         return _mm512_inserti32x4(v, x, 2);
     default:
         return _mm512_inserti32x4(v, x, 3);
-    }
-}
-
-/* Interleaves the low (hi = 0) or high halves of a and b, in g-byte units, inside each 128-bit lane. */
-static inline XPF_TARGET xpf_vec xpf_unpack(int hi, size_t g, xpf_vec a, xpf_vec b)
-{
-    switch (g) {
-    case 1:
-        return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
-    case 2:
-        return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
-    case 4:
-        return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
-    default:
-        return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
     }
 }
 
@@ -62,6 +47,7 @@ static inline XPF_TARGET void xpf_copy_line(unsigned char *d, const unsigned cha
         _mm512_store_si512((void *)d, v);
 }
 
+#define XPF_P(name) _mm512_##name /* the set's intrinsic of that name */
 #define XPF_NARROWER(nt, e) xp_fast_avx2.region[nt][e]
 #define XPF_ISA xp_fast_avx512
 #define XPF_NAME "avx512"

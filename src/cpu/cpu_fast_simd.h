@@ -1,11 +1,26 @@
 /* cpu_fast_simd.h: cpu-fast's SIMD body, written once and compiled per instruction set. The including file
- * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, xpf_load_lane, xpf_unpack, xpf_store, xpf_stream,
- * xpf_copy_short, xpf_copy_line, XPF_NARROWER(nt, e) (the region of the set that takes the rows short of a
- * block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills). */
+ * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, XPF_P (its intrinsics' prefix), xpf_load_lane,
+ * xpf_store, xpf_stream, xpf_copy_short, xpf_copy_line, XPF_NARROWER(nt, e) (the region of the set that takes
+ * the rows short of a block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills). */
 
 #define XPF_LANES (XPF_W / 16)
 #define XPF_UNROLL _Pragma("GCC unroll 16")
 #define XPF_INLINE static inline __attribute__((always_inline)) XPF_TARGET
+
+/* Interleaves the low (hi = 0) or high halves of a and b, in g-byte units, inside each 128-bit lane. */
+XPF_INLINE xpf_vec xpf_unpack(int hi, size_t g, xpf_vec a, xpf_vec b)
+{
+    switch (g) {
+    case 1:
+        return hi ? XPF_P(unpackhi_epi8)(a, b) : XPF_P(unpacklo_epi8)(a, b);
+    case 2:
+        return hi ? XPF_P(unpackhi_epi16)(a, b) : XPF_P(unpacklo_epi16)(a, b);
+    case 4:
+        return hi ? XPF_P(unpackhi_epi32)(a, b) : XPF_P(unpacklo_epi32)(a, b);
+    default:
+        return hi ? XPF_P(unpackhi_epi64)(a, b) : XPF_P(unpacklo_epi64)(a, b);
+    }
+}
 
 /* Row k of a lane's square goes into register bitrev(k): the unpack rounds then leave column m in register m.
  * A table (not a loop) so that the compiler folds it for every unrolled k. */
