@@ -17,31 +17,6 @@ static void edge_shapes(const char *id, unsigned mask)
     }
 }
 
-/* Random shapes with padded leading dimensions, batches with gaps, and pointers offset by whole elements. */
-static void random_layouts(const char *id, unsigned mask, unsigned seed, int count)
-{
-    uint64_t s = seed;
-    for (int k = 0; k < count; k++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        unsigned r = (unsigned)(s >> 33);
-        size_t es = elem_sizes[r % 5];
-        if (!(mask & es))
-            continue;
-        xpose_layout l = {1 + (r >> 3) % 150, 1 + (r >> 11) % 150, es, 0, 0, 0, 0, 0};
-        if (r & (1u << 20))
-            l.ld_src = l.cols + (r >> 21) % 9;
-        if (r & (1u << 25))
-            l.ld_dst = l.rows + (r >> 26) % 5;
-        if ((r & 7u) == 0) {
-            size_t lds = l.ld_src ? l.ld_src : l.cols, ldd = l.ld_dst ? l.ld_dst : l.rows;
-            l.batch = 2 + r % 4;
-            l.stride_src = l.rows * lds + (r >> 4) % 3;
-            l.stride_dst = l.cols * ldd + (r >> 6) % 3;
-        }
-        size_t so = es * ((r >> 17) % 3), dof = es * ((r >> 19) % 3);
-        t_check_variant(&t_host_mem, id, &l, r, so, dof);
-    }
-}
 
 /* transpose(transpose(A)) == A, bit for bit. */
 static void double_transpose(const char *id, unsigned mask)
@@ -69,7 +44,7 @@ int main(void)
     int n = 0;
     for (int i = 0; t_variant_id(i, XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, id, sizeof id, &mask); i++, n++) {
         edge_shapes(id, mask);
-        random_layouts(id, mask, 1000u + (unsigned)i, 120);
+        t_random_layouts(&t_host_mem, id, mask, 1000u + (unsigned)i, 120, 150);
         double_transpose(id, mask);
     }
     CHECK(n >= 2, "only %d CPU transpose variants registered", n);

@@ -19,30 +19,6 @@ static const t_mem dev_mem = {d_alloc, d_free, d_up, d_down, d_poison};
 
 static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
 
-static void random_layouts(const char *id, unsigned mask, unsigned seed, int count)
-{
-    uint64_t s = seed;
-    for (int k = 0; k < count; k++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        unsigned r = (unsigned)(s >> 33);
-        size_t es = elem_sizes[r % 5];
-        if (!(mask & es))
-            continue;
-        xpose_layout l = {1 + (r >> 3) % 700, 1 + (r >> 13) % 700, es, 0, 0, 0, 0, 0};
-        if (r & (1u << 23))
-            l.ld_src = l.cols + (r >> 24) % 37;
-        if (r & (1u << 29))
-            l.ld_dst = l.rows + (r >> 26) % 7;
-        if ((r & 7u) < 2) {
-            size_t lds = l.ld_src ? l.ld_src : l.cols, ldd = l.ld_dst ? l.ld_dst : l.rows;
-            l.batch = 2 + r % 5;
-            l.stride_src = l.rows * lds + (r >> 4) % 3;
-            l.stride_dst = l.cols * ldd + (r >> 6) % 3;
-        }
-        size_t so = es * ((r >> 17) % 3), dof = es * ((r >> 19) % 3);
-        t_check_variant(&dev_mem, id, &l, r, so, dof);
-    }
-}
 
 /* rows x cols 1-byte elements, more than 2^31 of them: indexes past 32 bits must be right. Checked on
  * the host with a direct loop (the byte-wise reference would take too long at this size). */
@@ -101,7 +77,7 @@ int main(int argc, char **argv)
                 t_check_variant(&dev_mem, id, &l, (unsigned)(k * 7 + e), 0, 0);
             }
         }
-        random_layouts(id, mask, 5000u + (unsigned)i, 60);
+        t_random_layouts(&dev_mem, id, mask, 5000u + (unsigned)i, 60, 700);
         /* One huge case per variant name (its first parameter set), to keep the suite short. */
         size_t nl = strcspn(id, "/");
         if (with_huge && (strlen(last) != nl || strncmp(last, id, nl) != 0))

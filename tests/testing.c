@@ -88,3 +88,29 @@ int t_variant_id(int i, xpose_backend be, xpose_family fam, char *id, size_t n, 
     }
     return 0;
 }
+
+void t_random_layouts(const t_mem *m, const char *id, unsigned mask, unsigned seed, int count, size_t max_dim)
+{
+    static const size_t sizes[] = {1, 2, 4, 8, 16};
+    uint64_t s = seed;
+    for (int k = 0; k < count; k++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(s >> 33);
+        size_t es = sizes[r % 5];
+        if (!(mask & es))
+            continue;
+        xpose_layout l = {1 + (r >> 3) % max_dim, 1 + (r >> 13) % max_dim, es, 0, 0, 0, 0, 0};
+        if (r & (1u << 23))
+            l.ld_src = l.cols + (r >> 24) % 37;
+        if (r & (1u << 29))
+            l.ld_dst = l.rows + (r >> 26) % 7;
+        if ((r & 7u) < 2) {
+            size_t lds = l.ld_src ? l.ld_src : l.cols, ldd = l.ld_dst ? l.ld_dst : l.rows;
+            l.batch = 2 + r % 5;
+            l.stride_src = l.rows * lds + (r >> 4) % 3;
+            l.stride_dst = l.cols * ldd + (r >> 6) % 3;
+        }
+        size_t so = es * ((r >> 17) % 3), dof = es * ((r >> 19) % 3);
+        t_check_variant(m, id, &l, r, so, dof);
+    }
+}

@@ -53,6 +53,10 @@ extern const t_mem t_host_mem;
 int t_check_variant(const t_mem *m, const char *id, const xpose_layout *lay, unsigned seed, size_t src_off,
                     size_t dst_off);
 
+/* `count` random layouts up to max_dim x max_dim: padded leading dimensions, batches with gaps between
+ * members, pointers offset by whole elements, every element size in `mask`. */
+void t_random_layouts(const t_mem *m, const char *id, unsigned mask, unsigned seed, int count, size_t max_dim);
+
 /* The shapes every variant must get right: the seeds' edge cases and sizes no tile divides. */
 typedef struct t_shape {
     size_t rows, cols;

@@ -7,16 +7,23 @@ int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, cu
     return xp_transpose_on(XPOSE_BACKEND_CUDA, lay, src, dst, (void *)stream, 0);
 }
 
+/* The named variant, if it is a CUDA one; else NULL with *st saying why. */
+static const xp_variant *cuda_variant(const char *variant, int *st)
+{
+    const xp_variant *v = xp_variant_lookup(variant, st);
+    if (v && v->backend != XPOSE_BACKEND_CUDA) {
+        *st = XPOSE_ERR_INVALID;
+        return NULL;
+    }
+    return v;
+}
+
 int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst,
                                  cudaStream_t stream)
 {
     int st;
-    const xp_variant *v = xp_variant_lookup(variant, &st);
-    if (!v)
-        return st;
-    if (v->backend != XPOSE_BACKEND_CUDA)
-        return XPOSE_ERR_INVALID;
-    return xp_run_transpose(v, lay, src, dst, (void *)stream, 0);
+    const xp_variant *v = cuda_variant(variant, &st);
+    return v ? xp_run_transpose(v, lay, src, dst, (void *)stream, 0) : st;
 }
 
 int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
@@ -29,10 +36,6 @@ int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dty
                               size_t n, void *result, cudaStream_t stream)
 {
     int st;
-    const xp_variant *v = xp_variant_lookup(variant, &st);
-    if (!v)
-        return st;
-    if (v->backend != XPOSE_BACKEND_CUDA)
-        return XPOSE_ERR_INVALID;
-    return xp_run_reduce(v, op, type, src, n, result, (void *)stream, 0);
+    const xp_variant *v = cuda_variant(variant, &st);
+    return v ? xp_run_reduce(v, op, type, src, n, result, (void *)stream, 0) : st;
 }
