@@ -33,16 +33,37 @@ static void id_of(const xpose_variant_info *v, char *buf, size_t n)
     snprintf(buf, n, "%s%s%s", v->name, v->params[0] ? "/" : "", v->params);
 }
 
-/* Whether the comma-separated list names this row, as "name" (every parameter set) or "name/params". */
-static int list_names(const char *list, const xpose_variant_info *v)
+/* Whether the token p[0..len) names this row, as "name" (every parameter set) or "name/params". */
+static int token_names(const char *p, size_t len, const xpose_variant_info *v)
 {
     char id[96];
     id_of(v, id, sizeof id);
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-        if ((len == strlen(v->name) && !strncmp(p, v->name, len)) || (len == strlen(id) && !strncmp(p, id, len)))
+    return (len == strlen(v->name) && !strncmp(p, v->name, len)) || (len == strlen(id) && !strncmp(p, id, len));
+}
+
+/* Whether some token of the comma-separated list names this row. */
+static int list_names(const char *list, const xpose_variant_info *v)
+{
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (token_names(p, strcspn(p, ","), v))
             return 1;
-        p += len + (p[len] == ',');
+    return 0;
+}
+
+/* Every token must name a reduction: a typo or a transpose row is a usage error, not a silent skip. */
+static int list_known(const char *list)
+{
+    xpose_variant_info v;
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        int found = 0;
+        for (int i = 0; i < xpose_variant_count() && !found; i++)
+            found = xpose_variant_get(i, &v) == XPOSE_OK && v.family == XPOSE_FAMILY_REDUCE &&
+                    token_names(p, strcspn(p, ","), &v);
+        if (!found) {
+            fprintf(stderr, "xpose: '%.*s' is no reduction (xpose list shows them, family reduce)\n",
+                    (int)strcspn(p, ","), p);
+            return CLI_EXIT_USAGE;
+        }
     }
     return 0;
 }
@@ -56,6 +77,8 @@ static int pick_rows(const bench_opts *o, int gpu, pick *p)
 {
     xpose_variant_info v;
     p->n = 0;
+    if (o->variants && list_known(o->variants))
+        return CLI_EXIT_USAGE;
     for (int i = 0; i < xpose_variant_count() && p->n < 256; i++) {
         if (xpose_variant_get(i, &v) != XPOSE_OK || v.family != XPOSE_FAMILY_REDUCE)
             continue;
@@ -354,8 +377,8 @@ int bench_reduce(const bench_opts *o, bench_result *res)
     relate(res);
     if (!res->note[0])
         snprintf(res->note, sizeof res->note,
-                 "%s of %s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the same "
-                 "bytes, this run; speedup: over cpu-reduce%s%s",
+                 "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the "
+                 "same bytes, this run; speedup: over cpu-reduce%s%.60s",
                  op_names[j.op], o->type_name ? o->type_name : "float", j.n,
                  gpu || o->backend == BE_CPU ? "" : "; GPU rows skipped: ", gpu || o->backend == BE_CPU ? "" : why);
     report(stdout, o->format, res, o);
