@@ -1,5 +1,5 @@
 /* cpu_fast.c: cpu-fast, the production CPU transpose: L1-sized tiles over OpenMP threads, SIMD kernels picked
- * at run time, and non-temporal stores of whole cache lines for matrices the caches cannot hold. */
+ * at run time, and whole destination cache lines written with non-temporal stores from 256 KB on. */
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_fast.h"
@@ -9,10 +9,8 @@
 
 #define XPF_LINE 64
 #define XPF_TILE_COLS_BYTES 1024 /* a tile's width in source bytes */
-#define XPF_NT_BYTES (256 * 1024) /* from here on the non-temporal path wins on the machines measured */
-#ifndef XPF_BUF_BYTES
-#define XPF_BUF_BYTES (32 * 1024) /* at least line/es staged rows: 64 x (256 + 64 + 64) bytes */
-#endif
+#define XPF_NT_BYTES (256 * 1024) /* from here on non-temporal stores won at every size measured */
+#define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
 
 /* XPOSE_CPU_ISA=scalar|avx2|avx512 caps the instruction set (to compare them, or to test every path). */
 static const xp_fast_isa *pick_isa(void)
