@@ -5,18 +5,9 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "reduce_cases.h"
+#include "gpu_mem.h"
 #include "xpose_cuda.h"
 
-static void *d_alloc(size_t n)
-{
-    void *p = NULL;
-    return cudaMalloc(&p, n ? n : 1) == cudaSuccess ? p : NULL;
-}
-static void d_free(void *p) { cudaFree(p); }
-static void d_up(void *d, const void *h, size_t n) { CHECK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice) == cudaSuccess, "upload"); }
-static void d_down(void *h, const void *d, size_t n) { CHECK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost) == cudaSuccess, "download"); }
-static void d_poison(void *d, size_t n) { CHECK(cudaMemset(d, XV_POISON, n) == cudaSuccess, "poison"); }
-static const t_mem dev_mem = {d_alloc, d_free, d_up, d_down, d_poison};
 
 /* A fixed grid, a fixed fold order and no float atomics: three runs give the same bits. */
 static void determinism(const rc_set *s)
@@ -33,7 +24,7 @@ static void determinism(const rc_set *s)
             const char *id = k < s->count ? s->ids[k] : NULL;
             uint64_t got[3] = {0, 0, 0};
             for (int r = 0; r < 3; r++)
-                CHECK_STATUS(rc_run(&dev_mem, id, XPOSE_SUM, (xpose_dtype)t, host, n, 1, &got[r]), XPOSE_OK, "%s run %d",
+                CHECK_STATUS(rc_run(&t_dev_mem, id, XPOSE_SUM, (xpose_dtype)t, host, n, 1, &got[r]), XPOSE_OK, "%s run %d",
                              id ? id : "production", r);
             CHECK(got[0] == got[1] && got[1] == got[2], "%s %s sum not reproducible: %016llx %016llx %016llx",
                   id ? id : "production", rc_type_names[t], (unsigned long long)got[0], (unsigned long long)got[1],
@@ -50,7 +41,7 @@ static void concurrent_streams(const rc_set *s)
     enum { CALLS = 16 };
     const size_t n = ((size_t)1 << 22) + 1;
     float *host = malloc(n * sizeof *host);
-    void *src[2] = {d_alloc(n * 4), d_alloc(n * 4)}, *res[2] = {d_alloc(CALLS * 4), d_alloc(CALLS * 4)};
+    void *src[2] = {t_dev_mem.alloc(n * 4), t_dev_mem.alloc(n * 4)}, *res[2] = {t_dev_mem.alloc(CALLS * 4), t_dev_mem.alloc(CALLS * 4)};
     cudaStream_t st[2] = {NULL, NULL};
     if (!host || !src[0] || !src[1] || !res[0] || !res[1] || cudaStreamCreateWithFlags(&st[0], cudaStreamNonBlocking) ||
         cudaStreamCreateWithFlags(&st[1], cudaStreamNonBlocking)) {
@@ -59,21 +50,21 @@ static void concurrent_streams(const rc_set *s)
     }
     for (int a = 0; a < 2; a++) {
         xr_fill(XPOSE_F32, XR_UNIFORM, host, n, 40 + (uint64_t)a);
-        d_up(src[a], host, n * 4);
+        t_dev_mem.upload(src[a], host, n * 4);
     }
     for (int k = 0; k < s->count; k++) {
         float want[2], got[2][CALLS];
         for (int a = 0; a < 2; a++)
             CHECK_STATUS(xpose_reduce_variant(s->ids[k], XPOSE_SUM, XPOSE_F32, src[a], n, (float *)res[a]), XPOSE_OK,
                          "%s", s->ids[k]);
-        d_down(&want[0], res[0], 4), d_down(&want[1], res[1], 4);
+        t_dev_mem.download(&want[0], res[0], 4), t_dev_mem.download(&want[1], res[1], 4);
         for (int c = 0; c < CALLS; c++)
             for (int a = 0; a < 2; a++)
                 CHECK_STATUS(xpose_reduce_variant_cuda(s->ids[k], XPOSE_SUM, XPOSE_F32, src[a], n, (float *)res[a] + c,
                                                        st[a]),
                              XPOSE_OK, "%s on stream %d", s->ids[k], a);
         CHECK(cudaStreamSynchronize(st[0]) == cudaSuccess && cudaStreamSynchronize(st[1]) == cudaSuccess, "sync");
-        d_down(got[0], res[0], sizeof got[0]), d_down(got[1], res[1], sizeof got[1]);
+        t_dev_mem.download(got[0], res[0], sizeof got[0]), t_dev_mem.download(got[1], res[1], sizeof got[1]);
         int bad = 0;
         for (int c = 0; c < CALLS; c++)
             bad += memcmp(&got[0][c], &want[0], 4) != 0 || memcmp(&got[1][c], &want[1], 4) != 0;
@@ -84,7 +75,7 @@ out:
     for (int a = 0; a < 2; a++) {
         if (st[a])
             cudaStreamDestroy(st[a]);
-        d_free(src[a]), d_free(res[a]);
+        t_dev_mem.release(src[a]), t_dev_mem.release(res[a]);
     }
     free(host);
 }
@@ -103,7 +94,7 @@ static int32_t huge_value(size_t i, size_t n)
 static void huge(const char *only)
 {
     const size_t n = ((size_t)1 << 31) + 77, chunk = (size_t)1 << 24;
-    int32_t *d = d_alloc(n * 4), *h = malloc(chunk * 4), *res = d_alloc(4);
+    int32_t *d = t_dev_mem.alloc(n * 4), *h = malloc(chunk * 4), *res = t_dev_mem.alloc(4);
     uint32_t sum = 0;
     if (!d || !h || !res) {
         printf("test_gpu_reduce: skipping the > 2^31 case: cannot allocate %zu bytes\n", n * 4);
@@ -115,7 +106,7 @@ static void huge(const char *only)
             h[i] = huge_value(base + i, n);
             sum += (uint32_t)h[i];
         }
-        d_up(d + base, h, m * 4);
+        t_dev_mem.upload(d + base, h, m * 4);
     }
     const int32_t want[3] = {(int32_t)sum, INT32_MIN, INT32_MAX};
     static const char *const ids[] = {"reduce-fast", "reduce-cub", NULL};
@@ -128,7 +119,7 @@ static void huge(const char *only)
             int st = ids[k] ? xpose_reduce_variant(ids[k], (xpose_reduce_op)op, XPOSE_I32, d, n, res)
                             : xpose_reduce(XPOSE_BACKEND_AUTO, (xpose_reduce_op)op, XPOSE_I32, d, n, res);
             CHECK_STATUS(st, XPOSE_OK, "%s %s over 2^31 + 77", ids[k] ? ids[k] : "production", rc_op_names[op]);
-            d_down(&got, res, 4);
+            t_dev_mem.download(&got, res, 4);
             CHECK(st != XPOSE_OK || got == want[op], "%s %s over 2^31 + 77 int32: got %d, want %d",
                   ids[k] ? ids[k] : "production", rc_op_names[op], got, want[op]);
         }
@@ -136,7 +127,7 @@ static void huge(const char *only)
     printf("n = 2^31 + 77 int32 (reduce-fast, reduce-cub, production): %s\n", t_failures == before ? "ok" : "FAILED");
 out:
     free(h);
-    d_free(d), d_free(res);
+    t_dev_mem.release(d), t_dev_mem.release(res);
 }
 
 int main(int argc, char **argv)
@@ -148,7 +139,7 @@ int main(int argc, char **argv)
     }
     const char *only = argc > 1 ? argv[1] : NULL; /* optional: only variants whose id starts with this */
     rc_set s;
-    rc_collect(&s, &dev_mem, XPOSE_BACKEND_CUDA, only);
+    rc_collect(&s, &t_dev_mem, XPOSE_BACKEND_CUDA, only);
     CHECK(s.count > 0, "no GPU reduce variant matches '%s'", only ? only : "");
     /* --short (for the sanitizers): small sizes and the special values only; --no-huge: all but 2^31. */
     int short_run = argc > 2 && !strcmp(argv[2], "--short"), with_huge = !(argc > 2 && !strcmp(argv[2], "--no-huge"));

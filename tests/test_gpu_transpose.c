@@ -4,18 +4,9 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "testing.h"
+#include "gpu_mem.h"
 #include "xpose_cuda.h"
 
-static void *d_alloc(size_t n)
-{
-    void *p = NULL;
-    return cudaMalloc(&p, n ? n : 1) == cudaSuccess ? p : NULL;
-}
-static void d_free(void *p) { cudaFree(p); }
-static void d_up(void *d, const void *h, size_t n) { CHECK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice) == cudaSuccess, "upload"); }
-static void d_down(void *h, const void *d, size_t n) { CHECK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost) == cudaSuccess, "download"); }
-static void d_poison(void *d, size_t n) { CHECK(cudaMemset(d, XV_POISON, n) == cudaSuccess, "poison"); }
-static const t_mem dev_mem = {d_alloc, d_free, d_up, d_down, d_poison};
 
 static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
 
@@ -26,20 +17,20 @@ static void huge(const char *id)
 {
     const size_t rows = 46341, cols = 46345, n = rows * cols; /* > 2^31 */
     unsigned char *h = malloc(n), *got = malloc(n);
-    void *ds = d_alloc(n), *dd = d_alloc(n);
+    void *ds = t_dev_mem.alloc(n), *dd = t_dev_mem.alloc(n);
     if (!h || !got || !ds || !dd) {
         printf("%s: skipping the > 2^31 case: cannot allocate 2 x %zu bytes\n", id, n);
         goto out;
     }
     xv_fill_random(h, n, 4242);
-    d_up(ds, h, n);
-    d_poison(dd, n);
+    t_dev_mem.upload(ds, h, n);
+    t_dev_mem.poison(dd, n);
     xpose_layout l = {rows, cols, 1, 0, 0, 0, 0, 0};
     int st = xpose_transpose_variant(id, &l, ds, dd);
     if (st == XPOSE_ERR_UNSUPPORTED)
         goto out;
     CHECK_STATUS(st, XPOSE_OK, "%s huge", id);
-    d_down(got, dd, n);
+    t_dev_mem.download(got, dd, n);
     size_t bad = 0;
     for (size_t i0 = 0; i0 < rows; i0 += 64)
         for (size_t j = 0; j < cols; j++)
@@ -49,9 +40,9 @@ static void huge(const char *id)
 out:
     free(h), free(got);
     if (ds)
-        d_free(ds);
+        t_dev_mem.release(ds);
     if (dd)
-        d_free(dd);
+        t_dev_mem.release(dd);
 }
 
 int main(int argc, char **argv)
@@ -74,10 +65,10 @@ int main(int argc, char **argv)
                 continue;
             for (size_t k = 0; k < t_edge_shape_count; k++) {
                 xpose_layout l = {t_edge_shapes[k].rows, t_edge_shapes[k].cols, elem_sizes[e], 0, 0, 0, 0, 0};
-                t_check_variant(&dev_mem, id, &l, (unsigned)(k * 7 + e), 0, 0);
+                t_check_variant(&t_dev_mem, id, &l, (unsigned)(k * 7 + e), 0, 0);
             }
         }
-        t_random_layouts(&dev_mem, id, mask, 5000u + (unsigned)i, 60, 700);
+        t_random_layouts(&t_dev_mem, id, mask, 5000u + (unsigned)i, 60, 700);
         /* One huge case per variant name (its first parameter set), to keep the suite short. */
         size_t nl = strcspn(id, "/");
         if (with_huge && (strlen(last) != nl || strncmp(last, id, nl) != 0))
@@ -89,7 +80,7 @@ int main(int argc, char **argv)
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};
-        CHECK(t_check_variant(&dev_mem, NULL, &l, 3 + (unsigned)e, 0, 0) == 1, "production, es %zu", elem_sizes[e]);
+        CHECK(t_check_variant(&t_dev_mem, NULL, &l, 3 + (unsigned)e, 0, 0) == 1, "production, es %zu", elem_sizes[e]);
     }
     return t_finish("test_gpu_transpose");
 }
