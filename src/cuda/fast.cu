@@ -55,7 +55,9 @@ template <int ES> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, 
  * (a persistent, software-pipelined version measured slower: docs/notes/fast-v2-persistent-bench.txt).
  * Blocks stride over tiles only when there are more than the grid can name. SKEW selects the kernel for
  * misaligned 4- and 8-byte rows, so its extra registers do not cost the aligned kernel occupancy. */
-template <int ES, bool SKEW> __global__ void __launch_bounds__(FAST_THREADS, ES == 1 || SKEW ? 3 : 4)
+/* Blocks per SM the register budget must allow: 3 for the skewed kernel (its halo loads need registers),
+ * else 4. (6 for 16-byte elements, 40 registers, measured no faster: docs/notes/fast-v6-*.) */
+template <int ES, bool SKEW> __global__ void __launch_bounds__(FAST_THREADS, SKEW ? 3 : 4)
 fast_kernel(const FastArgs a)
 {
     typedef Geo<ES> G;

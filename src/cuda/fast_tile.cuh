@@ -52,7 +52,9 @@ static __device__ __forceinline__ void st16(char *p, uint4 v) { *(uint4 *)p = v;
 template <int ES> struct Gather;
 
 template <> struct Gather<1> {
-    /* 16 words (4 columns each) from 16 rows; 4x4 byte transposes give 4 vectors, one per column. */
+    /* 16 words (4 columns each) from 16 rows. Output vector q takes byte q of every word: two permutes
+     * pair bytes of two words, a third joins the pairs. Building one vector at a time keeps 16 words and
+     * 4 outputs live instead of 32 registers, which lets 4 blocks share an SM instead of 3. */
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
                                                size_t ldd_b)
     {
@@ -60,21 +62,16 @@ template <> struct Gather<1> {
 #pragma unroll
         for (int k = 0; k < 16; k++)
             w[k] = *(const unsigned *)(sm + chunk_at<1>(rg * 16 + k, u >> 2) + (u & 3) * 4);
-        unsigned o[4][4];
 #pragma unroll
-        for (int m = 0; m < 4; m++) {
-            unsigned t0 = __byte_perm(w[4 * m], w[4 * m + 1], 0x5140);
-            unsigned t1 = __byte_perm(w[4 * m], w[4 * m + 1], 0x7362);
-            unsigned t2 = __byte_perm(w[4 * m + 2], w[4 * m + 3], 0x5140);
-            unsigned t3 = __byte_perm(w[4 * m + 2], w[4 * m + 3], 0x7362);
-            o[0][m] = __byte_perm(t0, t2, 0x5410);
-            o[1][m] = __byte_perm(t0, t2, 0x7632);
-            o[2][m] = __byte_perm(t1, t3, 0x5410);
-            o[3][m] = __byte_perm(t1, t3, 0x7632);
+        for (int q = 0; q < 4; q++) {
+            const unsigned pair = (unsigned)q | ((unsigned)(q + 4) << 4); /* byte q of a, byte q of b */
+            unsigned o[4];
+#pragma unroll
+            for (int m = 0; m < 4; m++)
+                o[m] = __byte_perm(__byte_perm(w[4 * m], w[4 * m + 1], pair),
+                                   __byte_perm(w[4 * m + 2], w[4 * m + 3], pair), 0x5410);
+            st16(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, make_uint4(o[0], o[1], o[2], o[3]));
         }
-#pragma unroll
-        for (int q = 0; q < 4; q++)
-            st16(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, make_uint4(o[q][0], o[q][1], o[q][2], o[q][3]));
     }
 };
 
@@ -171,7 +168,7 @@ __device__ __forceinline__ void tile_scalar(const char *src, char *dst, size_t l
     T *d = (T *)dst;
     const unsigned t = threadIdx.x;
     /* 16 loads in flight per batch of work keeps registers in bounds for 1-byte elements (64 per thread). */
-    enum { N = G::TR * G::TC / FAST_THREADS, B = N < 16 ? N : 16 };
+    enum { N = G::TR * G::TC / FAST_THREADS, B = ES == 1 ? 8 : N < 16 ? N : 16 };
 #pragma unroll
     for (int base = 0; base < N; base += B) {
         T v[B];
