@@ -156,12 +156,17 @@ static size_t phys_bytes(void)
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)-1;
 }
 
-static void fill_row_head(bench_row *row, const xpose_variant_info *v, const xpose_layout *lay)
+void row_name(bench_row *row, const xpose_variant_info *v)
 {
     snprintf(row->variant, sizeof row->variant, "%s", v->name);
     snprintf(row->params, sizeof row->params, "%s", v->params);
     row->backend = v->backend;
     row->family = v->family;
+}
+
+static void fill_row_head(bench_row *row, const xpose_variant_info *v, const xpose_layout *lay)
+{
+    row_name(row, v);
     row->rows = lay->rows;
     row->cols = lay->cols;
     row->elem_size = lay->elem_size;

@@ -111,10 +111,7 @@ typedef struct job {
 
 static void row_head(bench_row *row, const xpose_variant_info *v, const job *j)
 {
-    snprintf(row->variant, sizeof row->variant, "%s", v->name);
-    snprintf(row->params, sizeof row->params, "%s", v->params);
-    row->backend = v->backend;
-    row->family = v->family;
+    row_name(row, v);
     row->elem_size = j->es;
     row->batch = 1;
     /* A reduction shows n; a copy reference shows 1 x n. A reduction reads its bytes, a copy also writes. */

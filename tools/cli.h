@@ -59,6 +59,8 @@ double now_ms(void);
 int bench_reduce(const bench_opts *o, bench_result *res);
 int cmd_bench(int argc, char **argv);
 bench_row *result_add(bench_result *r);
+/* Copies a variant's name, parameters, backend and family into a row. */
+void row_name(bench_row *row, const xpose_variant_info *v);
 
 /* report.c */
 void report(FILE *f, out_format fmt, const bench_result *r, const bench_opts *o);

@@ -51,6 +51,15 @@ static __device__ __forceinline__ void st16(char *p, uint4 v) { *(uint4 *)p = v;
 
 template <int ES> struct Gather;
 
+/* The words of read unit u (4 bytes of a tile row) in the N rows rg*N .. rg*N+N-1 (1- and 2-byte gathers). */
+template <int ES, int N>
+__device__ __forceinline__ void unit_words(const unsigned char *sm, unsigned rg, unsigned u, unsigned (&w)[N])
+{
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        w[k] = *(const unsigned *)(sm + chunk_at<ES>(rg * N + k, u >> 2) + (u & 3) * 4);
+}
+
 template <> struct Gather<1> {
     /* 16 words (4 columns each) from 16 rows. Output vector q takes byte q of every word: two permutes
      * pair bytes of two words, a third joins the pairs. Building one vector at a time keeps 16 words and
@@ -59,9 +68,7 @@ template <> struct Gather<1> {
                                                size_t ldd_b)
     {
         unsigned w[16];
-#pragma unroll
-        for (int k = 0; k < 16; k++)
-            w[k] = *(const unsigned *)(sm + chunk_at<1>(rg * 16 + k, u >> 2) + (u & 3) * 4);
+        unit_words<1>(sm, rg, u, w);
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const unsigned pair = (unsigned)q | ((unsigned)(q + 4) << 4); /* byte q of a, byte q of b */
@@ -81,9 +88,7 @@ template <> struct Gather<2> {
                                                size_t ldd_b)
     {
         unsigned w[8];
-#pragma unroll
-        for (int k = 0; k < 8; k++)
-            w[k] = *(const unsigned *)(sm + chunk_at<2>(rg * 8 + k, u >> 2) + (u & 3) * 4);
+        unit_words<2>(sm, rg, u, w);
         unsigned lo[4], hi[4];
 #pragma unroll
         for (int m = 0; m < 4; m++) {
