@@ -1,5 +1,5 @@
-/* fast.cu: the production GPU transpose (`fast`): 16 KB swizzled tiles, 16-byte global accesses both ways,
- * register permutes for 1- and 2-byte elements, a padded scalar path for edge and misaligned tiles. */
+/* fast.cu: the production GPU transpose (`fast`): tile order, the kernel and its launch. The tiles
+ * themselves are in fast_tile.cuh (aligned rows) and fast_skew.cuh (misaligned 4- and 8-byte rows). */
 #include "fast.h"
 
 #include "fast_tile.cuh"
@@ -14,9 +14,6 @@ struct FastArgs {
     int vec;                              /* every row start is 16-byte aligned */
 };
 
-/* Where tile number `tile` lies. Walking bands of a few tile columns top to bottom keeps the blocks that run
- * at once on a compact patch: their reads share source rows and their writes share destination rows, so
- * both sides stream through DRAM pages instead of touching one short segment per page. */
 struct TilePos {
     const char *src, *src_mat; /* the tile's first element; its batch member's first element */
     char *dst, *dst_mat;
@@ -24,6 +21,9 @@ struct TilePos {
     unsigned nr, nc;
 };
 
+/* Where tile number `tile` lies. Walking bands of a few tile columns top to bottom keeps the blocks that run
+ * at once on a compact patch: their reads share source rows and their writes share destination rows, so
+ * both sides stream through DRAM pages instead of touching one short segment per page. */
 template <int ES> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
 {
     typedef Geo<ES> G;
@@ -54,8 +54,8 @@ template <int ES> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, 
 /* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores
  * (a persistent, software-pipelined version measured slower: docs/notes/fast-v2-persistent-bench.txt).
  * Blocks stride over tiles only when there are more than the grid can name. SKEW selects the kernel for
- * misaligned 4- and 8-byte rows, so its extra registers do not cost the aligned kernel occupancy. */
-/* Blocks per SM the register budget must allow: 3 for the skewed kernel (its halo loads need registers),
+ * misaligned 4- and 8-byte rows, so its extra registers do not cost the aligned kernel occupancy.
+ * Blocks per SM the register budget must allow: 3 for the skewed kernel (its halo loads need registers),
  * else 4. (6 for 16-byte elements, 40 registers, measured no faster: docs/notes/fast-v6-*.) */
 template <int ES, bool SKEW> __global__ void __launch_bounds__(FAST_THREADS, SKEW ? 3 : 4)
 fast_kernel(const FastArgs a)
