@@ -90,10 +90,8 @@ static void run_tile(const plan *p, size_t t, unsigned char *buf)
         p->region(s, p->lds, ni, nj, d, p->ldd);
 }
 
-size_t xpf_pf_dist;
 int xp_cpu_fast(const xp_call *c)
 {
-    xpf_pf_dist = getenv("XPF_PF") ? (size_t)atoi(getenv("XPF_PF")) : 0;
     const xp_shape *s = &c->s;
     const xp_fast_isa *isa = pick_isa();
     plan p;
@@ -112,7 +110,6 @@ int xp_cpu_fast(const xp_call *c)
     int e = xp_elem_index(s->es);
     /* Non-temporal stores neither read the destination first nor evict the source. */
     int nt = isa->row[1] && bytes >= XPF_NT_BYTES;
-    if (getenv("XPF_NT")) nt = isa->row[1] && atoi(getenv("XPF_NT"));
     p.region = isa->region[nt][e];
     p.region_plain = isa->region[0][e];
     p.row = isa->row[nt];
@@ -121,14 +118,11 @@ int xp_cpu_fast(const xp_call *c)
     p.staged = p.ldd % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0);
     /* Tiles of 32 to 64 source rows measured best (fewer streams to prefetch, fewer aliasing rows at
      * power-of-two strides); a staged tile spans at least 256 bytes, for its line of margin costs rows. */
-    if (getenv("XPF_ST")) p.staged = atoi(getenv("XPF_ST"));
     p.ti = s->es <= 4 ? 64 : 32;
     if (p.staged && p.ti * s->es < 256)
         p.ti = 256 / s->es;
     p.tj = XPF_TILE_COLS_BYTES / s->es;
-    if (getenv("XPF_TI")) p.ti = (size_t)atoi(getenv("XPF_TI"));
-    if (getenv("XPF_TJ")) p.tj = (size_t)atoi(getenv("XPF_TJ"));
-    if (!p.staged && !getenv("XPF_NOLAG"))
+    if (!p.staged)
         p.lag = (p.ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p.ti) % p.ti;
     /* Degenerate shapes: long tiles along the one long side, so that a copy moves big chunks. */
     if (s->rows == 1) {

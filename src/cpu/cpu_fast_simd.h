@@ -4,7 +4,6 @@
  * the rows short of a block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills). */
 
 #define XPF_LANES (XPF_W / 16)
-extern size_t xpf_pf_dist;
 #define XPF_UNROLL _Pragma("GCC unroll 16")
 #define XPF_INLINE static inline __attribute__((always_inline)) XPF_TARGET
 
@@ -79,15 +78,8 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     const size_t R = 16 / es, H = XPF_LANES * R;
     size_t ni_v = ni - ni % H, nj_v = nj - nj % R;
     for (size_t j = 0; j < nj_v; j += R)
-        for (size_t i = 0; i < ni_v; i += H) {
-            if (xpf_pf_dist) {
-                const unsigned char *pf = src + (i + (j / R % 4) * (H / 4)) * lds + j * es + xpf_pf_dist;
-                XPF_UNROLL
-                for (size_t r = 0; r < H / 4; r++)
-                    _mm_prefetch((const char *)pf + r * lds, _MM_HINT_T0);
-            }
+        for (size_t i = 0; i < ni_v; i += H)
             xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
-        }
     /* Rows short of a block go to the next narrower set, which has shorter blocks (AVX2: half as many). */
     xp_fast_rim(es, src, lds, ni, nj, ni_v, nj_v, dst, ldd, XPF_NARROWER(nt, xp_elem_index(es)));
 }
