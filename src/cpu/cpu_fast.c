@@ -10,6 +10,7 @@
 #define XPF_LINE 64
 #define XPF_TILE_COLS_BYTES 1024 /* a tile's width in source bytes */
 #define XPF_NT_BYTES (256 * 1024) /* from here on non-temporal stores won at every size measured */
+#define XPF_WC_LINES 10 /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
 
 /* XPOSE_CPU_ISA=scalar|avx2|avx512 caps the instruction set (to compare them, or to test every path). */
@@ -114,8 +115,12 @@ int xp_cpu_fast(const xp_call *c)
     p.region_plain = isa->region[0][e];
     p.row = isa->row[nt];
     /* Where every row starts at the same offset in its line, the tiles are shifted so that all but the first
-     * start on a line, and store straight from the registers; elsewhere each tile is staged. */
-    p.staged = p.ldd % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0);
+     * start on a line, and store straight from the registers; elsewhere each tile is staged. Staged too:
+     * streaming from registers narrower than a line, where a block leaves a half line open in more rows
+     * than the core has write-combining buffers, so that partial lines go to memory (AVX2 bytes: 16 rows,
+     * 7-8x slower than staged at 4000 and 8192; AVX2 u16, 8 rows, measured no gain from staging). */
+    p.staged = p.ldd % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0) ||
+               (nt && isa->width < XPF_LINE && 16 / s->es > XPF_WC_LINES);
     /* Tiles of 32 to 64 source rows measured best (fewer streams to prefetch, fewer aliasing rows at
      * power-of-two strides); a staged tile spans at least 256 bytes, for its line of margin costs rows. */
     p.ti = s->es <= 4 ? 64 : 32;
