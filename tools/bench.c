@@ -347,9 +347,8 @@ int cmd_bench(int argc, char **argv)
         any_gpu |= v.backend == XPOSE_BACKEND_CUDA;
         any_cpu |= v.backend == XPOSE_BACKEND_CPU;
     }
-    if (any_gpu && !gpu)
-        snprintf(res.note, sizeof res.note, "GPU variants skipped: %s", why);
-    else if (!any_gpu && o.backend != BE_CPU && !gpu)
+    /* Say why the GPU is missing when GPU rows were asked for, or could have been (no --backend cpu). */
+    if (!gpu && (any_gpu || o.backend != BE_CPU))
         snprintf(res.note, sizeof res.note, "GPU variants skipped: %s", why);
     if (!o.peers)
         sel_add(&sel, xpose_variant_find("cpu-naive"), 1);
