@@ -54,24 +54,53 @@ static void special_shapes(void)
         }
 }
 
-/* The same large transpose at 1, 2 and 3 threads: tiles move between threads, the bytes must not. */
-static void thread_counts(void)
+/* Destination rows on 4-byte boundaries but off line phase take the joined-lines path (AVX-512): leading
+ * dimensions a multiple of 16 bytes but not of 64, or of 4 only; destination pointers 4 and 20 bytes past a line;
+ * several tiles down the rows (each re-reading the block above it), partial blocks and strips, batches; below
+ * and past the non-temporal threshold. */
+static void joined_lines(void)
+{
+    static const struct {
+        size_t rows, cols, ld_dst, batch;
+    } cases[] = {
+        {1000, 999, 1008, 1}, {1300, 700, 1316, 1}, {577, 1100, 580, 2}, {64, 300, 80, 1}, {130, 17, 132, 3},
+        {2100, 260, 2112, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t e = 0; e < 3; e++) {
+            size_t es = elem_sizes[e];
+            xpose_layout l = {cases[c].rows, cases[c].cols, es, 0, cases[c].ld_dst, cases[c].batch, 0, 0};
+            if (l.batch > 1) {
+                l.stride_src = l.rows * l.cols + 5;
+                l.stride_dst = l.cols * l.ld_dst + 16 / es;
+            }
+            for (size_t off = 0; off <= 20; off += 4)
+                CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, (unsigned)(c * 11 + e), es, off) == 1,
+                      "joined lines %zu: %zux%zu ld_dst %zu es %zu dst offset %zu", c, l.rows, l.cols, l.ld_dst, es,
+                      off);
+        }
+}
+
+/* The same large transpose at 1, 2 and 3 threads: tiles move between threads, the bytes must not. With
+ * ld_dst, rows off line phase (joined lines where rows start on 4-byte boundaries). */
+static void thread_counts(size_t ld_dst)
 {
     const size_t rows = 1531, cols = 2053;
     for (size_t e = 0; e < 5; e++) {
-        size_t es = elem_sizes[e], bytes = rows * cols * es;
-        unsigned char *src = malloc(bytes + 64), *out[3];
-        xv_fill_random(src, bytes + 64, 4242 + e);
-        xpose_layout l = {rows, cols, es, 0, 0, 0, 0, 0};
+        /* dst 4 elements past the allocation's start: 4-byte aligned for the joined lines, never line aligned */
+        size_t es = elem_sizes[e], bytes = cols * (ld_dst ? ld_dst : rows) * es, off = ld_dst ? 4 * es : es;
+        unsigned char *src = malloc(rows * cols * es + 64), *out[3];
+        xv_fill_random(src, rows * cols * es + 64, 4242 + e);
+        xpose_layout l = {rows, cols, es, 0, ld_dst, 0, 0, 0};
         for (int t = 0; t < 3; t++) {
             out[t] = malloc(bytes + 64);
             xv_poison(out[t], bytes + 64);
             xpose_set_threads(t + 1);
-            CHECK_STATUS(xpose_transpose_variant("cpu-fast", &l, src + es, out[t] + es), XPOSE_OK, "%d threads", t + 1);
+            CHECK_STATUS(xpose_transpose_variant("cpu-fast", &l, src + es, out[t] + off), XPOSE_OK, "%d threads", t + 1);
         }
-        CHECK(memcmp(out[0], out[1], bytes + 64) == 0, "es %zu: 1 and 2 threads differ", es);
-        CHECK(memcmp(out[0], out[2], bytes + 64) == 0, "es %zu: 1 and 3 threads differ", es);
-        CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, 77 + (unsigned)e, es, es) == 1, "3 threads, es %zu", es);
+        CHECK(memcmp(out[0], out[1], bytes + 64) == 0, "es %zu ld_dst %zu: 1 and 2 threads differ", es, ld_dst);
+        CHECK(memcmp(out[0], out[2], bytes + 64) == 0, "es %zu ld_dst %zu: 1 and 3 threads differ", es, ld_dst);
+        CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, 77 + (unsigned)e, es, off) == 1, "3 threads, es %zu", es);
         for (int t = 0; t < 3; t++)
             free(out[t]);
         free(src);
@@ -88,7 +117,9 @@ int main(void)
         layout_grid(1);
         layout_grid(4); /* past the non-temporal threshold for the larger shapes */
         special_shapes();
-        thread_counts();
+        joined_lines();
+        thread_counts(0);
+        thread_counts(1540);
     }
     unsetenv("XPOSE_CPU_ISA");
     return t_finish("test_cpu_fast");

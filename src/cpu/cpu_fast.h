@@ -21,12 +21,19 @@ typedef void (*xp_fast_region_fn)(const unsigned char *src, size_t lds, size_t n
  * lines in between with plain or non-temporal stores. */
 typedef void (*xp_fast_row_fn)(unsigned char *dst, const unsigned char *src, size_t n);
 
+/* Transposes an ni x nj tile of the matrix into destination rows that start at any 4-byte boundary, writing
+ * whole aligned lines; first / last: the tile holds the matrix's first / last rows. A tile that is not the last
+ * has a multiple of 64 bytes of rows, and one that is not the first reads the 64 bytes of rows above it. */
+typedef void (*xp_fast_lines_fn)(const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
+                                 size_t ldd, int first, int last);
+
 /* One instruction set's kernels, each by [non-temporal stores][xp_elem_index]; NULL where it has none. */
 typedef struct xp_fast_isa {
     const char *name;
     size_t width; /* register bytes: region[1] needs its destination rows aligned to them */
     xp_fast_region_fn region[2][5];
     xp_fast_row_fn row[2];
+    xp_fast_lines_fn lines[2][5]; /* NULL where the set has no two-register permute */
 } xp_fast_isa;
 
 extern const xp_fast_isa xp_fast_scalar;

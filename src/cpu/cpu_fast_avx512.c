@@ -47,6 +47,22 @@ static inline XPF_TARGET void xpf_copy_line(unsigned char *d, const unsigned cha
         _mm512_store_si512((void *)d, v);
 }
 
+/* Bytes [lo, hi) of v to p + lo .. p + hi, masked: the line's other bytes belong to another tile or row. */
+static inline XPF_TARGET void xpf_store_bytes(unsigned char *p, xpf_vec v, unsigned lo, unsigned hi)
+{
+    __mmask64 m = (hi == 64 ? ~(__mmask64)0 : ((__mmask64)1 << hi) - 1) & ~(((__mmask64)1 << lo) - 1);
+    _mm512_mask_storeu_epi8(p, m, v);
+}
+
+/* The 64 bytes that start 64 - ph bytes into prev:cur (ph a multiple of 4, below 64). */
+static inline XPF_TARGET xpf_vec xpf_merge(xpf_vec prev, xpf_vec cur, unsigned ph)
+{
+    __m512i idx = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                   _mm512_set1_epi32(16 - (int)(ph / 4)));
+    return _mm512_permutex2var_epi32(prev, idx, cur);
+}
+
+#define XPF_MERGE xpf_merge
 #define XPF_P(name) _mm512_##name /* the set's intrinsic of that name */
 #define XPF_NARROWER(nt, e) xp_fast_avx2.region[nt][e]
 #define XPF_ISA xp_fast_avx512

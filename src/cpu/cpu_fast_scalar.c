@@ -17,7 +17,8 @@ static void scalar_row(unsigned char *dst, const unsigned char *src, size_t n) {
 
 const xp_fast_isa xp_fast_scalar = {
     "scalar", 0, {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}},
-    {scalar_row}};
+    {scalar_row},
+    {{NULL}}};
 
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
                  unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn)

@@ -33,12 +33,12 @@ XPF_INLINE size_t xpf_bitrev(size_t k, size_t n)
 /* One block: R = 16/es columns (16 bytes) of LANES*R rows. Lane l of register k is loaded from row
  * l*R + bitrev(k); x86 unpacks interleave inside 128-bit lanes, so log2(R) rounds (granularity es, 2es,
  * ... 8 bytes) transpose each lane's R x R square, and register m ends up holding destination row m whole:
- * LANES*R consecutive elements, one full register store. Gathering lanes on the load side costs inserts
+ * LANES*R consecutive elements, one full register. Gathering lanes on the load side costs inserts
  * that run on two ports, where extracting them on the store side would cost one port and partial lines. */
-XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
+XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t lds, xpf_vec v[16])
 {
     const size_t R = 16 / es;
-    xpf_vec v[16], w[16];
+    xpf_vec w[16];
     /* Rows in order through one moving pointer, which the empty asm keeps the compiler from turning back into
      * up to 64 precomputed row offsets: those would not fit the integer registers and would be spilled. */
     XPF_UNROLL
@@ -61,8 +61,15 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
         for (size_t k = 0; k < R; k++)
             v[k] = w[k];
     }
+}
+
+/* A block stored straight from the registers: destination rows aligned to the register width. */
+XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
+{
+    xpf_vec v[16];
+    xpf_transpose_block(es, src, lds, v);
     XPF_UNROLL
-    for (size_t m = 0; m < R; m++) {
+    for (size_t m = 0; m < 16 / es; m++) {
         if (nt)
             xpf_stream(dst + m * ldd, v[m]);
         else
@@ -98,6 +105,74 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     }
 XP_FOR_EACH_ELEM(XPF_REGION_)
 
+#ifdef XPF_MERGE
+/* A tile whose destination rows start 4-byte aligned at any offset into a line. Register m of block k holds
+ * bytes [64k, 64k + 64) of destination row m, counted from the tile's first row; the aligned line that ends
+ * among them is the last ph bytes of block k - 1 followed by the first 64 - ph of block k (ph: the row's
+ * offset in its line), which one two-source permute joins. So every line is written whole, once, straight
+ * from the registers, with no staging pass. The line straddling the tile's top belongs to this tile, which
+ * therefore transposes the block above first (the previous tile's rows); the one straddling its bottom
+ * belongs to the next tile. At the matrix's first and last rows, masked stores; rows short of a block go
+ * to the narrower set with plain stores. */
+XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
+                          size_t ldd, int first, int last, int nt)
+{
+    const size_t R = 16 / es, H = XPF_LANES * R, K = ni / H, nj_v = nj - nj % R;
+    for (size_t j = 0; j < nj_v && (K > 0 || !first); j += R) {
+        xpf_vec prev[16], cur[16];
+        unsigned ph[16];
+        XPF_UNROLL
+        for (size_t m = 0; m < R; m++) {
+            ph[m] = (unsigned)((uintptr_t)(dst + (j + m) * ldd) & (XPF_W - 1));
+            prev[m] = XPF_P(setzero_si512)();
+        }
+        if (!first)
+            xpf_transpose_block(es, src - H * lds + j * es, lds, prev);
+        for (size_t k = 0; k < K; k++) {
+            xpf_transpose_block(es, src + k * H * lds + j * es, lds, cur);
+            XPF_UNROLL
+            for (size_t m = 0; m < R; m++) {
+                unsigned char *p = dst + (j + m) * ldd + k * XPF_W - ph[m];
+                xpf_vec line = XPF_MERGE(prev[m], cur[m], ph[m]);
+                if (first && k == 0)
+                    xpf_store_bytes(p, line, ph[m], XPF_W);
+                else if (nt)
+                    xpf_stream(p, line);
+                else
+                    xpf_store(p, line);
+                prev[m] = cur[m];
+            }
+        }
+        if (last) {
+            XPF_UNROLL
+            for (size_t m = 0; m < R; m++)
+                if (ph[m])
+                    xpf_store_bytes(dst + (j + m) * ldd + K * XPF_W - ph[m], XPF_MERGE(prev[m], prev[m], ph[m]), 0,
+                                    ph[m]);
+        }
+    }
+    xp_fast_rim(es, src, lds, ni, nj, K * H, nj_v, dst, ldd, XPF_NARROWER(0, xp_elem_index(es)));
+}
+
+#define XPF_LINES_(N, T)                                                                                       \
+    static XPF_TARGET void xpf_lines_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,           \
+                                         unsigned char *dst, size_t ldd, int first, int last)                  \
+    {                                                                                                          \
+        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 0);                                              \
+    }                                                                                                          \
+    static XPF_TARGET void xpf_lines_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,        \
+                                            unsigned char *dst, size_t ldd, int first, int last)               \
+    {                                                                                                          \
+        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 1);                                              \
+    }
+XP_FOR_EACH_ELEM(XPF_LINES_)
+#define XPF_LINES_TABLE                                                                                        \
+    {{xpf_lines_1, xpf_lines_2, xpf_lines_4, xpf_lines_8, xpf_lines_16},                                       \
+     {xpf_lines_nt_1, xpf_lines_nt_2, xpf_lines_nt_4, xpf_lines_nt_8, xpf_lines_nt_16}}
+#else
+#define XPF_LINES_TABLE {{NULL}}
+#endif
+
 /* Lines of dst are written whole, from unaligned loads of the staged row. */
 XPF_INLINE void xpf_row(unsigned char *dst, const unsigned char *src, size_t n, int nt)
 {
@@ -126,4 +201,5 @@ const xp_fast_isa XPF_ISA = {XPF_NAME,
                              XPF_W,
                              {{xpf_region_1, xpf_region_2, xpf_region_4, xpf_region_8, xpf_region_16},
                               {xpf_region_nt_1, xpf_region_nt_2, xpf_region_nt_4, xpf_region_nt_8, xpf_region_nt_16}},
-                             {xpf_row_plain, xpf_row_nt}};
+                             {xpf_row_plain, xpf_row_nt},
+                             XPF_LINES_TABLE};
