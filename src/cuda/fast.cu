@@ -21,12 +21,14 @@ struct TilePos {
     unsigned nr, nc;
 };
 
-/* Where tile number `tile` lies. Walking bands of a few tile columns top to bottom keeps the blocks that run
- * at once on a compact patch: their reads share source rows and their writes share destination rows, so
- * both sides stream through DRAM pages instead of touching one short segment per page. */
-template <int ES> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
+/* Where tile number `tile` lies. Tiles are walked top to bottom in bands of `band` tile columns. With
+ * bands one tile wide (the production order) the blocks running at once write consecutive segments of the
+ * same few destination rows, so the writes stream through DRAM pages as a copy's would, and read short
+ * segments (256 bytes: see FastTile) of many source rows. Measured: 1 > 2 > 4 > 8 > row by row
+ * (docs/notes/fast-v8-*). */
+template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
 {
-    typedef Geo<ES> G;
+    enum { ES = G::ES };
     const size_t per_mat = a.tiles_r * a.tiles_c;
     size_t b = tile / per_mat, k = tile % per_mat, tr, tc;
     if (a.band) {
@@ -51,44 +53,78 @@ template <int ES> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, 
     return p;
 }
 
-/* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores
- * (a persistent, software-pipelined version measured slower: docs/notes/fast-v2-persistent-bench.txt).
- * Blocks stride over tiles only when there are more than the grid can name. SKEW selects the kernel for
- * misaligned 4- and 8-byte rows, so its extra registers do not cost the aligned kernel occupancy.
- * Blocks per SM the register budget must allow: 3 for the skewed kernel (its halo loads need registers),
- * else 4. (6 for 16-byte elements, 40 registers, measured no faster: docs/notes/fast-v6-*.) */
-template <int ES, bool SKEW> __global__ void __launch_bounds__(FAST_THREADS, SKEW ? 3 : 4)
-fast_kernel(const FastArgs a)
+template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, const TilePos &p)
 {
-    typedef Geo<ES> G;
-    __shared__ __align__(16) unsigned char sm[G::SMEM];
+    return a.vec && p.nr == G::TR && p.nc == G::TC;
+}
+
+/* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores.
+ * Measured slower, so not used (docs/performance.md, docs/notes/fast-v2-*, fast-v7-*): a persistent,
+ * register-pipelined kernel; cp.async loads (more blocks per SM, no gain); persistent cp.async double
+ * buffers; a kernel without the element-wise path (fewer registers, more blocks per SM: slightly slower).
+ * Blocks stride over tiles only when there are more than the grid can name. */
+template <class G, int MIN_BLOCKS = 4>
+__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const FastArgs a)
+{
+    enum { ES = G::ES };
+    extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-        TilePos p = tile_at<ES>(a, tile);
-        if constexpr (SKEW) {
-            SkewArgs k = {p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, p.nc};
-            if (skew_interior<ES>(k))
-                skew_interior_tile<ES>(k, sm);
-            else
-                skew_border_tile<ES>(k, sm);
-        } else if (a.vec && p.nr == G::TR && p.nc == G::TC) {
-            VecTile<ES> vt;
+        TilePos p = tile_at<G>(a, tile);
+        if (vec_full<G>(a, p)) {
+            VecTile<G> vt;
             vt.load(p.src, a.lds * ES);
             vt.to_shared(sm);
             __syncthreads();
-            VecTile<ES>::store(sm, p.dst, a.ldd * ES);
+            VecTile<G>::store(sm, p.dst, a.ldd * ES);
         } else if (p.nr == G::TR && p.nc == G::TC) {
-            tile_scalar<ES, true>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
+            tile_scalar<G, true>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
         } else {
-            tile_scalar<ES, false>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
+            tile_scalar<G, false>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
         }
         __syncthreads(); /* the next tile reuses the shared buffer */
     }
 }
 
-/* p0: tile order, bands of p0 tile columns (0: row by row). */
+/* Misaligned 4- and 8-byte rows: its own kernel, so its extra registers do not cost the aligned kernel
+ * occupancy (3 blocks per SM: the halo loads need registers). */
+template <int ES> __global__ void __launch_bounds__(FAST_THREADS, 3) fast_skew_kernel(const FastArgs a)
+{
+    extern __shared__ __align__(16) unsigned char sm[];
+    for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+        TilePos p = tile_at<Geo<ES>>(a, tile);
+        SkewArgs k = {p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, p.nc};
+        if (skew_interior<ES>(k))
+            skew_interior_tile<ES>(k, sm);
+        else
+            skew_border_tile<ES>(k, sm);
+        __syncthreads(); /* the next tile reuses the shared buffer */
+    }
+}
+
+template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, bool skew)
+{
+    /* Skewed windows reach up to E - 1 rows past a tile's height: one more tile row may be needed. */
+    a.tiles_r = (s->rows + (skew ? G::E - 1 : 0) + G::TR - 1) / G::TR;
+    a.tiles_c = (s->cols + G::TC - 1) / G::TC;
+    a.tiles = a.tiles_r * a.tiles_c * s->batch;
+}
+
+/* Launches `kernel` over the tiles of geometry G; skewed tiling needs E - 1 more rows of tiles. */
+template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
+                                  const xp_call *c)
+{
+    count_tiles<G>(a, s, skew);
+    size_t grid = min(a.tiles, (size_t)INT32_MAX);
+    if (grid == 0)
+        return XPOSE_OK;
+    kernel<<<(unsigned)grid, FAST_THREADS, G::SMEM, xp_stream(c)>>>(a);
+    return xp_cuda_launch_status();
+}
+
+/* p0: tile order, bands of p0 tile columns (0: row by row; 1: down one tile column at a time).
+ * p1: 1 = the small tiles. */
 template <int ES> static int launch(const xp_call *c)
 {
-    typedef Geo<ES> G;
     const xp_shape *s = &c->s;
     FastArgs a;
     a.src = (const char *)c->src;
@@ -97,21 +133,14 @@ template <int ES> static int launch(const xp_call *c)
     bool strides_aligned = s->batch == 1 || ((s->ss * ES) % 16 == 0 && (s->sd * ES) % 16 == 0);
     a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
             (s->ldd * ES) % 16 == 0 && strides_aligned;
-    bool skew = !a.vec && (ES == 4 || ES == 8);
-    /* Skewed windows reach up to E - 1 rows past a tile's height: one more tile row may be needed. */
-    a.tiles_r = (s->rows + (skew ? G::E - 1 : 0) + G::TR - 1) / G::TR;
-    a.tiles_c = (s->cols + G::TC - 1) / G::TC;
-    a.tiles = a.tiles_r * a.tiles_c * s->batch;
     a.band = (unsigned)c->p0;
-    unsigned grid = (unsigned)min(a.tiles, (size_t)INT32_MAX);
-    if constexpr (ES == 4 || ES == 8) {
-        if (skew) {
-            fast_kernel<ES, true><<<grid, FAST_THREADS, 0, xp_stream(c)>>>(a);
-            return xp_cuda_launch_status();
-        }
-    }
-    fast_kernel<ES, false><<<grid, FAST_THREADS, 0, xp_stream(c)>>>(a);
-    return xp_cuda_launch_status();
+    if constexpr (ES == 4 || ES == 8)
+        if (!a.vec)
+            return run<Geo<ES>>(fast_skew_kernel<ES>, a, s, true, c);
+    typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
+    if (c->p1 == 1)
+        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8>, a, s, false, c); /* 8: all the threads an SM holds */
+    return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, c);
 }
 
 extern "C" int xp_cuda_fast(const xp_call *c)

@@ -5,22 +5,34 @@
 
 #include "xp_cuda_util.cuh"
 
-/* Tile shape per element size: 16 KB each, a source row segment of >= 128 bytes (full lines on load) and
- * a destination row segment of >= 128 bytes (full lines on store). */
+/* Tile shape per element size: a source row segment of 256 bytes (measured best with column-band order:
+ * 128 bytes and 512 bytes were both slower, docs/notes/fast-v7-*, fast-v8-*) and a destination row segment
+ * of >= 128 bytes (full lines on store). 16 KB, or 32 KB where 16 KB would cut the source segment. */
 template <int ES> struct FastTile;
-template <> struct FastTile<1> { enum { TR = 128, TC = 128 }; };
-template <> struct FastTile<2> { enum { TR = 128, TC = 64 }; };
+template <> struct FastTile<1> { enum { TR = 128, TC = 256 }; };
+template <> struct FastTile<2> { enum { TR = 128, TC = 128 }; };
 template <> struct FastTile<4> { enum { TR = 64, TC = 64 }; };
 template <> struct FastTile<8> { enum { TR = 64, TC = 32 }; };
-template <> struct FastTile<16> { enum { TR = 32, TC = 32 }; };
+template <> struct FastTile<16> { enum { TR = 64, TC = 16 }; };
+
+/* The smallest tiles the vector path allows (8 row groups, 8 chunks per row, one load per thread): more
+ * blocks for matrices too small to fill the GPU a few times over with FastTile tiles. */
+template <int ES> struct SmallTile;
+template <> struct SmallTile<1> { enum { TR = 128, TC = 128 }; };
+template <> struct SmallTile<2> { enum { TR = 64, TC = 64 }; };
+template <> struct SmallTile<4> { enum { TR = 32, TC = 32 }; };
+template <> struct SmallTile<8> { enum { TR = 32, TC = 16 }; };
+template <> struct SmallTile<16> { enum { TR = 16, TC = 16 }; };
 
 #define FAST_THREADS 256
 
-template <int ES> struct Geo {
+/* Everything that follows from the element size and a tile shape (the production shape by default). */
+template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> struct Geo {
     enum {
-        TR = FastTile<ES>::TR,
-        TC = FastTile<ES>::TC,
-        E = 16 / ES,                 /* elements per 16-byte vector */
+        ES = ES_,
+        TR = TR_,
+        TC = TC_,
+        E = 16 / ES_,                /* elements per 16-byte vector */
         RB = TC * ES,                /* bytes per tile row in shared memory (vector path) */
         NCH = RB / 16,               /* 16-byte chunks per tile row */
         UC = ES < 4 ? 4 / ES : 1,    /* tile columns one shared-memory read unit (a word, or an element) spans */
@@ -39,9 +51,9 @@ template <int ES> struct Geo {
 
 /* Byte offset of 16-byte chunk `ch` of tile row `row`: chunks are XOR-swizzled by the row's group so that
  * both the row-wise vector stores and the column-wise gathers hit 32 distinct banks per warp phase. */
-template <int ES> __device__ __forceinline__ unsigned chunk_at(unsigned row, unsigned ch)
+template <class G> __device__ __forceinline__ unsigned chunk_at(unsigned row, unsigned ch)
 {
-    return row * Geo<ES>::RB + ((ch ^ ((row / Geo<ES>::E) & 7u)) << 4);
+    return row * G::RB + ((ch ^ ((row / G::E) & 7u)) << 4);
 }
 
 /* Packs the E elements of one column, rows rg*E .. rg*E+E-1, into 16-byte vectors (one per column of the
@@ -49,18 +61,18 @@ template <int ES> __device__ __forceinline__ unsigned chunk_at(unsigned row, uns
 /* One 16-byte store. (Evict-first st.global.cs hints measured 3-5 % slower: docs/notes/fast-v3-bands-bench.txt.) */
 static __device__ __forceinline__ void st16(char *p, uint4 v) { *(uint4 *)p = v; }
 
-template <int ES> struct Gather;
+template <class G, int ES = G::ES> struct Gather;
 
 /* The words of read unit u (4 bytes of a tile row) in the N rows rg*N .. rg*N+N-1 (1- and 2-byte gathers). */
-template <int ES, int N>
+template <class G, int N>
 __device__ __forceinline__ void unit_words(const unsigned char *sm, unsigned rg, unsigned u, unsigned (&w)[N])
 {
 #pragma unroll
     for (int k = 0; k < N; k++)
-        w[k] = *(const unsigned *)(sm + chunk_at<ES>(rg * N + k, u >> 2) + (u & 3) * 4);
+        w[k] = *(const unsigned *)(sm + chunk_at<G>(rg * N + k, u >> 2) + (u & 3) * 4);
 }
 
-template <> struct Gather<1> {
+template <class G> struct Gather<G, 1> {
     /* 16 words (4 columns each) from 16 rows. Output vector q takes byte q of every word: two permutes
      * pair bytes of two words, a third joins the pairs. Building one vector at a time keeps 16 words and
      * 4 outputs live instead of 32 registers, which lets 4 blocks share an SM instead of 3. */
@@ -68,7 +80,7 @@ template <> struct Gather<1> {
                                                size_t ldd_b)
     {
         unsigned w[16];
-        unit_words<1>(sm, rg, u, w);
+        unit_words<G>(sm, rg, u, w);
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const unsigned pair = (unsigned)q | ((unsigned)(q + 4) << 4); /* byte q of a, byte q of b */
@@ -82,13 +94,13 @@ template <> struct Gather<1> {
     }
 };
 
-template <> struct Gather<2> {
+template <class G> struct Gather<G, 2> {
     /* 8 words (2 columns each) from 8 rows; half-word permutes give 2 vectors. */
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
                                                size_t ldd_b)
     {
         unsigned w[8];
-        unit_words<2>(sm, rg, u, w);
+        unit_words<G>(sm, rg, u, w);
         unsigned lo[4], hi[4];
 #pragma unroll
         for (int m = 0; m < 4; m++) {
@@ -101,11 +113,11 @@ template <> struct Gather<2> {
 };
 
 /* 4, 8 and 16 bytes: E whole elements of column u make one vector. */
-template <int ES> struct Gather {
+template <class G, int ES> struct Gather {
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
                                                size_t ldd_b)
     {
-        enum { E = 16 / ES };
+        enum { E = G::E };
         union {
             uint4 v;
             unsigned char b[16];
@@ -113,7 +125,7 @@ template <int ES> struct Gather {
         unsigned col_b = u * ES;
 #pragma unroll
         for (int k = 0; k < E; k++) {
-            const unsigned char *p = sm + chunk_at<ES>(rg * E + k, col_b >> 4) + (col_b & 15);
+            const unsigned char *p = sm + chunk_at<G>(rg * E + k, col_b >> 4) + (col_b & 15);
             if (ES == 4)
                 ((unsigned *)out.b)[k] = *(const unsigned *)p;
             else if (ES == 8)
@@ -125,10 +137,9 @@ template <int ES> struct Gather {
     }
 };
 
-/* A full tile whose rows all start on 16-byte boundaries moves in three steps, split so that the persistent
- * kernel can issue the next tile's loads while this tile's stores drain. */
-template <int ES> struct VecTile {
-    typedef Geo<ES> G;
+/* A full tile whose rows all start on 16-byte boundaries moves in three steps: every load in flight, then
+ * into shared memory, then the gathers and 16-byte stores. */
+template <class G> struct VecTile {
     uint4 v[G::LOADS];
 
     __device__ __forceinline__ void load(const char *src, size_t lds_b)
@@ -145,7 +156,7 @@ template <int ES> struct VecTile {
 #pragma unroll
         for (int it = 0; it < G::LOADS; it++) {
             unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
-            *(uint4 *)(sm + chunk_at<ES>(row, ch)) = v[it];
+            *(uint4 *)(sm + chunk_at<G>(row, ch)) = v[it];
         }
     }
 
@@ -156,25 +167,26 @@ template <int ES> struct VecTile {
         for (int it = 0; it < G::STORES; it++) {
             unsigned wi = warp + it * (FAST_THREADS / 32);
             unsigned rg = (wi % G::RGB) * 8 + (lane & 7), u = (wi / G::RGB) * 4 + (lane >> 3);
-            Gather<ES>::run(sm, rg, u, dst, ldd_b);
+            Gather<G>::run(sm, rg, u, dst, ldd_b);
         }
     }
 };
 
 /* Any tile: element-wise, bounds-checked, through a padded tile (conflict-free column reads). FULL drops
  * the bounds checks for complete tiles whose rows are merely misaligned. */
-template <int ES, bool FULL>
+template <class G, bool FULL>
 __device__ __forceinline__ void tile_scalar(const char *src, char *dst, size_t lds, size_t ldd, unsigned nr,
                                             unsigned nc, unsigned char *sm)
 {
-    typedef Geo<ES> G;
+    enum { ES = G::ES };
     typedef typename XpElem<ES>::type T;
     const T *s = (const T *)src;
     T *d = (T *)dst;
     const unsigned t = threadIdx.x;
-    /* 16 loads in flight per batch of work keeps registers in bounds for 1-byte elements (64 per thread). */
-    enum { N = G::TR * G::TC / FAST_THREADS, B = ES == 1 ? 8 : N < 16 ? N : 16 };
-#pragma unroll
+    /* Batches of B loads in flight, not unrolled across batches: registers stay within the aligned path's
+     * budget (128 elements per thread for 1-byte tiles would otherwise spill). */
+    enum { N = G::TR * G::TC / FAST_THREADS, B = ES <= 2 ? 8 : N < 16 ? N : 16 };
+#pragma unroll 1
     for (int base = 0; base < N; base += B) {
         T v[B];
 #pragma unroll
@@ -191,7 +203,7 @@ __device__ __forceinline__ void tile_scalar(const char *src, char *dst, size_t l
         }
     }
     __syncthreads();
-#pragma unroll
+#pragma unroll B
     for (int it = 0; it < N; it++) {
         unsigned q = t + it * FAST_THREADS, j = q / G::TR, i = q % G::TR;
         if (FULL || (j < nc && i < nr))
