@@ -85,9 +85,10 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
     }
 }
 
-/* Misaligned 4- and 8-byte rows: its own kernel, so its extra registers do not cost the aligned kernel
- * occupancy (3 blocks per SM: the halo loads need registers). */
-template <int ES> __global__ void __launch_bounds__(FAST_THREADS, 3) fast_skew_kernel(const FastArgs a)
+/* Misaligned 4- and 8-byte rows: its own kernel, with its own register budget. 4 blocks per SM (64
+ * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
+template <int ES, int MIN_BLOCKS = 4>
+__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
@@ -117,12 +118,17 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
     size_t grid = min(a.tiles, (size_t)INT32_MAX);
     if (grid == 0)
         return XPOSE_OK;
+    if (G::SMEM > 48 * 1024 &&
+        cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::SMEM) != cudaSuccess)
+        return XPOSE_ERR_CUDA;
     kernel<<<(unsigned)grid, FAST_THREADS, G::SMEM, xp_stream(c)>>>(a);
     return xp_cuda_launch_status();
 }
 
-/* p0: tile order, bands of p0 tile columns (0: row by row; 1: down one tile column at a time).
- * p1: 1 = the small tiles. */
+/* Whole calls of at most this many tiles (two waves on an H200) ran faster row by row: a wave then reads
+ * whole source rows (float 2048^2: 96.5 against 94.2 % of memcpy; docs/notes/final3-sweep-*, fast-v9-*). */
+#define FAST_FEW_TILES 1024
+
 template <int ES> static int launch(const xp_call *c)
 {
     const xp_shape *s = &c->s;
@@ -134,11 +140,17 @@ template <int ES> static int launch(const xp_call *c)
     a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
             (s->ldd * ES) % 16 == 0 && strides_aligned;
     a.band = (unsigned)c->p0;
+    if (c->p1 & XP_FAST_AUTO_ORDER) {
+        FastArgs t = a;
+        count_tiles<Geo<ES>>(t, s, false);
+        if (t.tiles <= FAST_FEW_TILES)
+            a.band = 0;
+    }
     if constexpr (ES == 4 || ES == 8)
         if (!a.vec)
             return run<Geo<ES>>(fast_skew_kernel<ES>, a, s, true, c);
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
-    if (c->p1 == 1)
+    if (c->p1 & XP_FAST_SMALL_TILES)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8>, a, s, false, c); /* 8: all the threads an SM holds */
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, c);
 }

@@ -8,6 +8,13 @@
 extern "C" {
 #endif
 
+/* p0 of a fast row: tile order, bands of p0 tile columns (0: row by row; 1: down one tile column at a time).
+ * p1: these flags. */
+enum {
+    XP_FAST_SMALL_TILES = 1, /* the smallest vector tiles (SmallTile) instead of FastTile */
+    XP_FAST_AUTO_ORDER = 2,  /* row by row when the whole call has few tiles (FAST_FEW_TILES) */
+};
+
 int xp_cuda_fast(const xp_call *c);
 
 #ifdef __cplusplus
