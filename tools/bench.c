@@ -252,7 +252,7 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gp
     }
     size_t sb, db;
     xv_spans(&lay, &sb, &db);
-    unsigned char *src = malloc(sb), *ref = malloc(db), *out = malloc(db);
+    unsigned char *src = host_big_alloc(sb), *ref = host_big_alloc(db), *out = host_big_alloc(db);
     if (!src || !ref || !out) {
         free(src), free(ref), free(out);
         fprintf(stderr, "xpose: cannot allocate %.1f GiB for %zux%zu\n", need / 1073741824.0, sh.rows, sh.cols);

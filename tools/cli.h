@@ -54,6 +54,7 @@ int parse_size(const char *what, const char *s, size_t *out);
 /* stats.c: median and spread of n samples (sorts them). */
 void time_stats(double *samples, int n, double *median, double *spread_pct);
 double now_ms(void);
+void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
 
 /* bench.c, bench_reduce.c */
 int bench_reduce(const bench_opts *o, bench_result *res);
