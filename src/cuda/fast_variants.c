@@ -1,8 +1,8 @@
 /* fast_variants.c: the registry rows of the production GPU transpose and its tile-order steps. */
 #include "fast.h"
 
-#define FAST_ROW(params, band, small, about)                                                                \
-    {"fast", params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, band, small, XP_ELEM_ALL,          \
+#define FAST_ROW(params, band, flags, about)                                                                \
+    {"fast", params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, band, flags, XP_ELEM_ALL,          \
      XP_CUDA_FN(xp_cuda_fast), NULL}
 
 static const xp_variant rows[] = {
