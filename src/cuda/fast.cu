@@ -5,6 +5,28 @@
 #include "fast_tile.cuh"
 #include "fast_skew.cuh"
 
+/* n / d for any 32-bit n as a multiply and a shift, d fixed per launch (m, s from the host: xp_div). A
+ * 32-bit division costs about 25 instructions and tile_at needs three per tile, in every thread: that was
+ * a sixth of the misaligned kernel's instructions (ncu, docs/notes/fast-v11-*). */
+struct XpDiv {
+    unsigned d, m, s;
+};
+
+static XpDiv xp_div(unsigned d)
+{
+    unsigned s = 0;
+    while (s < 32 && (1ull << s) < d)
+        s++;
+    /* m = floor(2^32 (2^s - d) / d) + 1 < 2^32; then n / d = (umulhi(n, m) + n) >> s for every n < 2^32. */
+    XpDiv v = {d, (unsigned)((((1ull << s) - d) << 32) / d + 1), s};
+    return v;
+}
+
+static __device__ __forceinline__ unsigned div_by(unsigned n, XpDiv v)
+{
+    return (unsigned)(((unsigned long long)__umulhi(n, v.m) + n) >> v.s);
+}
+
 struct FastArgs {
     const char *src;
     char *dst;
@@ -12,6 +34,8 @@ struct FastArgs {
     size_t tiles_r, tiles_c, tiles;      /* tiles per matrix: tiles_r x tiles_c; all batch members: tiles */
     unsigned band;                        /* tile order: bands of this many tile columns (0: row by row) */
     int vec;                              /* every row start is 16-byte aligned */
+    /* Divisors of tile_at: tiles per matrix, per band, band width, last band's width, tiles per row. */
+    XpDiv per_mat, per_band, band_w, last_w, row_w;
 };
 
 struct TilePos {
@@ -29,16 +53,15 @@ struct TilePos {
 template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
 {
     enum { ES = G::ES };
-    const size_t per_mat = a.tiles_r * a.tiles_c;
-    size_t b = tile / per_mat, k = tile % per_mat, tr, tc;
+    unsigned t = (unsigned)tile, b = div_by(t, a.per_mat), k = t - b * a.per_mat.d, tr, tc;
     if (a.band) {
-        size_t band = k / (a.tiles_r * a.band), in = k % (a.tiles_r * a.band);
-        size_t width = min((size_t)a.band, a.tiles_c - band * a.band);
-        tr = in / width;
-        tc = band * a.band + in % width;
+        unsigned band = div_by(k, a.per_band), in = k - band * a.per_band.d, c0 = band * a.band;
+        XpDiv w = c0 + a.band <= a.tiles_c ? a.band_w : a.last_w;
+        tr = div_by(in, w);
+        tc = c0 + in - tr * w.d;
     } else {
-        tr = k / a.tiles_c;
-        tc = k % a.tiles_c;
+        tr = div_by(k, a.row_w);
+        tc = k - tr * a.row_w.d;
     }
     TilePos p;
     p.r0 = tr * G::TR;
@@ -110,6 +133,21 @@ template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, bool 
     a.tiles = a.tiles_r * a.tiles_c * s->batch;
 }
 
+/* The divisors of tile_at; false where tile numbers would not fit 32 bits (2^32 tiles of at least 4 KiB:
+ * 16 TiB, more than any device holds). */
+static bool set_divisors(FastArgs &a)
+{
+    if (a.tiles > UINT32_MAX || a.tiles_r * (a.band ? a.band : 1) > UINT32_MAX)
+        return false;
+    size_t last = a.band ? (a.tiles_c % a.band ? a.tiles_c % a.band : a.band) : 1;
+    a.per_mat = xp_div((unsigned)(a.tiles_r * a.tiles_c));
+    a.per_band = xp_div((unsigned)(a.tiles_r * (a.band ? a.band : 1)));
+    a.band_w = xp_div(a.band ? a.band : 1);
+    a.last_w = xp_div((unsigned)last);
+    a.row_w = xp_div((unsigned)a.tiles_c);
+    return true;
+}
+
 /* Launches `kernel` over the tiles of geometry G; skewed tiling needs E - 1 more rows of tiles. */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
                                   const xp_call *c)
@@ -118,6 +156,8 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
     size_t grid = min(a.tiles, (size_t)INT32_MAX);
     if (grid == 0)
         return XPOSE_OK;
+    if (!set_divisors(a))
+        return XPOSE_ERR_UNSUPPORTED;
     if (G::SMEM > 48 * 1024 &&
         cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::SMEM) != cudaSuccess)
         return XPOSE_ERR_CUDA;
