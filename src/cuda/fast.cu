@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
 
 /* Misaligned 4- and 8-byte rows: its own kernel, with its own register budget. 4 blocks per SM (64
  * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
-template <int ES, int MIN_BLOCKS = 4>
+template <int ES, int RS, int MIN_BLOCKS = 4>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
         TilePos p = tile_at<Geo<ES>>(a, tile);
         SkewArgs k = {p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, p.nc};
         if (skew_interior<ES>(k))
-            skew_interior_tile<ES>(k, sm);
+            skew_interior_tile<ES, RS>(k, sm);
         else
             skew_border_tile<ES>(k, sm);
         __syncthreads(); /* the next tile reuses the shared buffer */
@@ -148,26 +148,40 @@ static bool set_divisors(FastArgs &a)
     return true;
 }
 
-/* Launches `kernel` over the tiles of geometry G; skewed tiling needs E - 1 more rows of tiles. */
+/* Launches `kernel` over the tiles of geometry G; skewed tiling needs E - 1 more rows of tiles, and up to
+ * FAST_SKEW_MAX_RS bytes per row. */
+#define FAST_SKEW_MAX_RS 268
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
                                   const xp_call *c)
 {
+    const size_t smem = skew ? (size_t)(G::TR + G::E - 1) * (G::SRB > FAST_SKEW_MAX_RS ? G::SRB : FAST_SKEW_MAX_RS)
+                             : (size_t)G::SMEM;
     count_tiles<G>(a, s, skew);
     size_t grid = min(a.tiles, (size_t)INT32_MAX);
     if (grid == 0)
         return XPOSE_OK;
     if (!set_divisors(a))
         return XPOSE_ERR_UNSUPPORTED;
-    if (G::SMEM > 48 * 1024 &&
-        cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::SMEM) != cudaSuccess)
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         return XPOSE_ERR_CUDA;
-    kernel<<<(unsigned)grid, FAST_THREADS, G::SMEM, xp_stream(c)>>>(a);
+    kernel<<<(unsigned)grid, FAST_THREADS, smem, xp_stream(c)>>>(a);
     return xp_cuda_launch_status();
 }
 
 /* Whole calls of at most this many tiles (two waves on an H200) ran faster row by row: a wave then reads
  * whole source rows (float 2048^2: 96.5 against 94.2 % of memcpy; docs/notes/final3-sweep-*, fast-v9-*). */
 #define FAST_FEW_TILES 1024
+
+/* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
+ * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
+ * scalar stride, takes 828 wavefronts a tile at 8191x8193, 264 takes 544: 85.2 -> 86.2 % of memcpy there,
+ * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
+static int skew_stride_4(size_t lds, size_t ldd)
+{
+    static const short best[4][4] = {{260, 264, 260, 260}, {268, 264, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
+    return best[lds % 4][ldd % 4];
+}
 
 template <int ES> static int launch(const xp_call *c)
 {
@@ -186,9 +200,17 @@ template <int ES> static int launch(const xp_call *c)
         if (t.tiles <= FAST_FEW_TILES)
             a.band = 0;
     }
-    if constexpr (ES == 4 || ES == 8)
+    if constexpr (ES == 8)
         if (!a.vec)
-            return run<Geo<ES>>(fast_skew_kernel<ES>, a, s, true, c);
+            return run<Geo<ES>>(fast_skew_kernel<ES, Geo<ES>::SRB>, a, s, true, c);
+    if constexpr (ES == 4)
+        if (!a.vec) {
+            switch (skew_stride_4(s->lds, s->ldd)) {
+            case 264: return run<Geo<ES>>(fast_skew_kernel<ES, 264>, a, s, true, c);
+            case 268: return run<Geo<ES>>(fast_skew_kernel<ES, 268>, a, s, true, c);
+            default: return run<Geo<ES>>(fast_skew_kernel<ES, 260>, a, s, true, c);
+            }
+        }
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
     if (c->p1 & XP_FAST_SMALL_TILES)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8>, a, s, false, c); /* 8: all the threads an SM holds */

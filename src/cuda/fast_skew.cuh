@@ -45,7 +45,8 @@ template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &
     return k.r0 >= G::TR && k.c0 >= G::TC && k.r0 + G::TR <= k.rows && k.c0 + G::TC + G::E <= k.cols;
 }
 
-template <int ES> __device__ __forceinline__ void skew_interior_tile(const SkewArgs &k, unsigned char *sm)
+/* RS: bytes per tile row in shared memory (skew_stride: the one with the fewest bank conflicts). */
+template <int ES, int RS> __device__ __forceinline__ void skew_interior_tile(const SkewArgs &k, unsigned char *sm)
 {
     typedef Geo<ES> G;
     typedef SkewGeo<ES> K;
@@ -68,7 +69,7 @@ template <int ES> __device__ __forceinline__ void skew_interior_tile(const SkewA
     for (int it = 0; it < K::LOAD_ROUNDS; it++) {
         unsigned q = threadIdx.x + it * FAST_THREADS;
         if (q < K::SR * K::NV) {
-            unsigned char *row = sm + (q / K::NV) * G::SRB;
+            unsigned char *row = sm + (q / K::NV) * RS;
             const unsigned w[4] = {v[it].x, v[it].y, v[it].z, v[it].w};
 #pragma unroll
             for (int x = 0; x < 4; x++) {
@@ -93,7 +94,7 @@ template <int ES> __device__ __forceinline__ void skew_interior_tile(const SkewA
         } o;
 #pragma unroll
         for (int e = 0; e < K::E; e++)
-            o.e[e] = *(const T *)(sm + (rr + e) * G::SRB + jj * ES);
+            o.e[e] = *(const T *)(sm + (rr + e) * RS + jj * ES);
         *(uint4 *)(drow - d * ES + vec * 16) = o.u;
     }
 }
