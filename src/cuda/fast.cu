@@ -118,9 +118,9 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
         TilePos p = tile_at<Geo<ES>>(a, tile);
         SkewArgs k = {p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, p.nc};
         if (skew_interior<ES>(k))
-            skew_interior_tile<ES, RS>(k, sm);
+            skew_tile<ES, RS, false>(k, sm);
         else
-            skew_border_tile<ES>(k, sm);
+            skew_tile<ES, RS, true>(k, sm);
         __syncthreads(); /* the next tile reuses the shared buffer */
     }
 }

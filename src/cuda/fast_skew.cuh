@@ -15,8 +15,7 @@
  * - so a tile needs source rows [r0 - (E - 1), r0 + TR): E - 1 rows more than its height;
  * - source rows are read as the aligned vectors that cover the tile's columns, one vector more than the
  *   aligned case, and placed in shared memory word by word at their true column.
- * Tiles whose halo would leave the matrix (first tile row, first and last tile columns, the bottom) take
- * the same ownership rule with element-wise, bounds-checked accesses. */
+ * Tiles at the matrix's edges take the same path with bounds tests (skew_tile's EDGE). */
 struct SkewArgs {
     const char *src; /* this batch member */
     char *dst;
@@ -38,31 +37,65 @@ template <int ES> struct SkewGeo {
     };
 };
 
-/* Interior tile: every source vector and every destination window lies inside the matrix. */
+/* Interior tile: every source vector lies inside the matrix and every destination window inside its row,
+ * so no access needs a test. Vectors that reach before or past a tile row stay inside the matrix unless the
+ * row is its first (kept out by r0 >= TR) or its last (then the E elements past the tile must exist). */
 template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &k)
 {
     typedef Geo<ES> G;
-    return k.r0 >= G::TR && k.c0 >= G::TC && k.r0 + G::TR <= k.rows && k.c0 + G::TC + G::E <= k.cols;
+    return k.r0 >= G::TR && k.r0 + G::TR <= k.rows && k.nc == G::TC &&
+           (k.r0 + G::TR < k.rows || k.c0 + G::TC + G::E <= k.cols);
 }
 
-/* RS: bytes per tile row in shared memory (skew_stride: the one with the fewest bank conflicts). */
-template <int ES, int RS> __device__ __forceinline__ void skew_interior_tile(const SkewArgs &k, unsigned char *sm)
+/* The aligned vector of a tile row that starts b bytes into it (b < 0: before it), as an edge tile reads
+ * it: whole where it lies inside the matrix's span, else only the tile's own elements (the matrix's first
+ * or last bytes may sit in a vector the allocation does not cover). */
+template <int ES> __device__ __forceinline__ uint4 skew_edge_load(const SkewArgs &k, const char *row, int b)
+{
+    typedef typename XpElem<ES>::type T;
+    const char *p = row + b, *end = k.src + ((k.rows - 1) * k.lds + k.cols) * ES;
+    if (p >= k.src && p + 16 <= end)
+        return __ldg((const uint4 *)p);
+    union {
+        uint4 u;
+        T e[16 / ES];
+    } x;
+    x.u = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int e = 0; e < 16 / ES; e++)
+        if (b + e * ES >= 0 && b + e * ES < (int)(k.nc * ES))
+            x.e[e] = *(const T *)(p + e * ES);
+    return x.u;
+}
+
+/* One skewed tile. RS: bytes per tile row in shared memory (skew_stride_4: the stride with the fewest bank
+ * conflicts). EDGE: the tile touches the matrix's first or last rows or its last columns, so rows outside
+ * the matrix are skipped, vectors at the span's ends are read element-wise, and destination vectors that
+ * cross the first or last row are written element-wise; everything else stays 16 bytes wide (an
+ * element-wise edge tile cost 1.6 interior tiles: docs/notes/fast-v13-*). */
+template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(const SkewArgs &k, unsigned char *sm)
 {
     typedef Geo<ES> G;
     typedef SkewGeo<ES> K;
     typedef typename XpElem<ES>::type T;
-    const size_t top = k.r0 - (K::E - 1);
+    const long long top = (long long)k.r0 - (K::E - 1);
     uint4 v[K::LOAD_ROUNDS];
     int at[K::LOAD_ROUNDS]; /* byte offset in the tile row of each vector's first byte; may be negative */
 #pragma unroll
     for (int it = 0; it < K::LOAD_ROUNDS; it++) { /* all loads in flight before any use */
         unsigned q = threadIdx.x + it * FAST_THREADS;
+        at[it] = -16; /* nothing to store */
         if (q < K::SR * K::NV) {
             unsigned rr = q / K::NV, vec = q % K::NV;
-            const char *row = k.src + ((top + rr) * k.lds + k.c0) * ES;
-            unsigned s = (unsigned)((uintptr_t)row & 15);
-            v[it] = __ldg((const uint4 *)(row - s) + vec);
-            at[it] = (int)(vec * 16) - (int)s;
+            long long i = top + rr;
+            if (EDGE && (i < 0 || (size_t)i >= k.rows))
+                continue;
+            const char *row = k.src + ((size_t)i * k.lds + k.c0) * ES;
+            int b = (int)(vec * 16) - (int)((uintptr_t)row & 15);
+            if (EDGE && b >= (int)(k.nc * ES))
+                continue;
+            v[it] = EDGE ? skew_edge_load<ES>(k, row, b) : __ldg((const uint4 *)(row + b));
+            at[it] = b;
         }
     }
 #pragma unroll
@@ -85,6 +118,8 @@ template <int ES, int RS> __device__ __forceinline__ void skew_interior_tile(con
     for (int it = 0; it < K::STORES; it++) { /* a warp writes 8 vectors (128 bytes) of 4 destination rows */
         unsigned wi = warp + it * (FAST_THREADS / 32);
         unsigned vec = (wi % K::RGB) * 8 + (lane & 7), jj = (wi / K::RGB) * 4 + (lane >> 3);
+        if (EDGE && jj >= k.nc)
+            continue;
         char *drow = k.dst + ((k.c0 + jj) * k.ldd + k.r0) * ES;
         unsigned d = (unsigned)(((uintptr_t)drow & 15) / ES);
         unsigned rr = K::E - 1 - d + vec * K::E;
@@ -95,33 +130,16 @@ template <int ES, int RS> __device__ __forceinline__ void skew_interior_tile(con
 #pragma unroll
         for (int e = 0; e < K::E; e++)
             o.e[e] = *(const T *)(sm + (rr + e) * RS + jj * ES);
-        *(uint4 *)(drow - d * ES + vec * 16) = o.u;
-    }
-}
-
-template <int ES> __device__ __forceinline__ void skew_border_tile(const SkewArgs &k, unsigned char *sm)
-{
-    typedef Geo<ES> G;
-    typedef SkewGeo<ES> K;
-    typedef typename XpElem<ES>::type T;
-    const long long top = (long long)k.r0 - (K::E - 1);
-    const T *src = (const T *)k.src;
-    for (unsigned q = threadIdx.x; q < K::SR * G::TC; q += FAST_THREADS) {
-        unsigned rr = q / G::TC, c = q % G::TC;
-        long long i = top + rr;
-        if (i >= 0 && (size_t)i < k.rows && c < k.nc)
-            *(T *)(sm + rr * G::SRB + c * ES) = src[(size_t)i * k.lds + k.c0 + c];
-    }
-    __syncthreads();
-    for (unsigned q = threadIdx.x; q < G::TC * G::TR; q += FAST_THREADS) {
-        unsigned jj = q / G::TR, t = q % G::TR;
-        if (jj >= k.nc)
-            continue;
-        T *drow = (T *)(k.dst + (k.c0 + jj) * k.ldd * ES);
-        long long d = (long long)(((uintptr_t)(drow + k.r0) & 15) / ES);
-        long long i = (long long)k.r0 - d + t;
-        if (i >= 0 && (size_t)i < k.rows)
-            drow[i] = *(const T *)(sm + (unsigned)(i - top) * G::SRB + jj * ES);
+        T *out = (T *)(drow - d * ES + vec * 16);
+        long long i0 = top + rr; /* source row of the vector's first element */
+        if (!EDGE || (i0 >= 0 && i0 + K::E <= (long long)k.rows)) {
+            *(uint4 *)out = o.u;
+        } else {
+#pragma unroll
+            for (int e = 0; e < K::E; e++)
+                if (i0 + e >= 0 && i0 + e < (long long)k.rows)
+                    out[e] = o.e[e];
+        }
     }
 }
 
