@@ -86,7 +86,7 @@ template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, c
  * register-pipelined kernel; cp.async loads (more blocks per SM, no gain); persistent cp.async double
  * buffers; a kernel without the element-wise path (fewer registers, more blocks per SM: slightly slower).
  * Blocks stride over tiles only when there are more than the grid can name. */
-template <class G, int MIN_BLOCKS = 4>
+template <class G, int MIN_BLOCKS = 4, bool VEC_EDGES = true>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const FastArgs a)
 {
     enum { ES = G::ES };
@@ -99,6 +99,13 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
             vt.to_shared(sm);
             __syncthreads();
             VecTile<G>::store(sm, p.dst, a.ldd * ES);
+        } else if (VEC_EDGES && a.vec) { /* an edge tile of aligned rows: the same vectors, bounds-tested */
+            VecTile<G> vt;
+            vt.load_edge(p.src, a.lds * ES, p.nr, p.nc, p.src_mat + ((a.rows - 1) * a.lds + a.cols) * ES);
+            vt.to_shared(sm);
+            __syncthreads();
+            PutEdge<ES> put = {p.nr, p.nc};
+            VecTile<G>::store(sm, p.dst, a.ldd * ES, put);
         } else if (p.nr == G::TR && p.nc == G::TC) {
             tile_scalar<G, true>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
         } else {
@@ -213,7 +220,7 @@ template <int ES> static int launch(const xp_call *c)
         }
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
     if (c->p1 & XP_FAST_SMALL_TILES)
-        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8>, a, s, false, c); /* 8: all the threads an SM holds */
+        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, false, c); /* 8: all the threads an SM holds; 32 registers leave no room for vector edges */
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, c);
 }
 

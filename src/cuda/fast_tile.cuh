@@ -58,8 +58,38 @@ template <class G> __device__ __forceinline__ unsigned chunk_at(unsigned row, un
 
 /* Packs the E elements of one column, rows rg*E .. rg*E+E-1, into 16-byte vectors (one per column of the
  * read unit) and stores them to the destination rows. */
-/* One 16-byte store. (Evict-first st.global.cs hints measured 3-5 % slower: docs/notes/fast-v3-bands-bench.txt.) */
-static __device__ __forceinline__ void st16(char *p, uint4 v) { *(uint4 *)p = v; }
+/* Where the gathers put an output vector: destination row `col` of the tile, elements (source rows)
+ * rg * E .. rg * E + E - 1. A full tile stores all of it. (Evict-first st.global.cs hints measured 3-5 %
+ * slower: docs/notes/fast-v3-bands-bench.txt.) */
+struct PutFull {
+    __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned, unsigned) const { *(uint4 *)p = v; }
+};
+
+/* An edge tile of nr x nc: destination rows past nc are skipped, and a vector that crosses row nr keeps
+ * only its first elements. */
+template <int ES> struct PutEdge {
+    unsigned nr, nc;
+    __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned col, unsigned rg) const
+    {
+        enum { E = 16 / ES };
+        if (col >= nc || rg * E >= nr)
+            return;
+        if (rg * E + E <= nr) {
+            *(uint4 *)p = v;
+            return;
+        }
+        typedef typename XpElem<ES < 16 ? ES : 1>::type T;
+        union {
+            uint4 u;
+            T e[E];
+        } x;
+        x.u = v;
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            if (rg * E + e < nr)
+                ((T *)p)[e] = x.e[e];
+    }
+};
 
 template <class G, int ES = G::ES> struct Gather;
 
@@ -76,8 +106,9 @@ template <class G> struct Gather<G, 1> {
     /* 16 words (4 columns each) from 16 rows. Output vector q takes byte q of every word: two permutes
      * pair bytes of two words, a third joins the pairs. Building one vector at a time keeps 16 words and
      * 4 outputs live instead of 32 registers, which lets 4 blocks share an SM instead of 3. */
+    template <class Put>
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
-                                               size_t ldd_b)
+                                               size_t ldd_b, const Put &put)
     {
         unsigned w[16];
         unit_words<G>(sm, rg, u, w);
@@ -89,15 +120,16 @@ template <class G> struct Gather<G, 1> {
             for (int m = 0; m < 4; m++)
                 o[m] = __byte_perm(__byte_perm(w[4 * m], w[4 * m + 1], pair),
                                    __byte_perm(w[4 * m + 2], w[4 * m + 3], pair), 0x5410);
-            st16(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, make_uint4(o[0], o[1], o[2], o[3]));
+            put(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, make_uint4(o[0], o[1], o[2], o[3]), u * 4 + q, rg);
         }
     }
 };
 
 template <class G> struct Gather<G, 2> {
     /* 8 words (2 columns each) from 8 rows; half-word permutes give 2 vectors. */
+    template <class Put>
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
-                                               size_t ldd_b)
+                                               size_t ldd_b, const Put &put)
     {
         unsigned w[8];
         unit_words<G>(sm, rg, u, w);
@@ -107,15 +139,16 @@ template <class G> struct Gather<G, 2> {
             lo[m] = __byte_perm(w[2 * m], w[2 * m + 1], 0x5410);
             hi[m] = __byte_perm(w[2 * m], w[2 * m + 1], 0x7632);
         }
-        st16(dst + (size_t)(u * 2) * ldd_b + rg * 16, make_uint4(lo[0], lo[1], lo[2], lo[3]));
-        st16(dst + (size_t)(u * 2 + 1) * ldd_b + rg * 16, make_uint4(hi[0], hi[1], hi[2], hi[3]));
+        put(dst + (size_t)(u * 2) * ldd_b + rg * 16, make_uint4(lo[0], lo[1], lo[2], lo[3]), u * 2, rg);
+        put(dst + (size_t)(u * 2 + 1) * ldd_b + rg * 16, make_uint4(hi[0], hi[1], hi[2], hi[3]), u * 2 + 1, rg);
     }
 };
 
 /* 4, 8 and 16 bytes: E whole elements of column u make one vector. */
 template <class G, int ES> struct Gather {
+    template <class Put>
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
-                                               size_t ldd_b)
+                                               size_t ldd_b, const Put &put)
     {
         enum { E = G::E };
         union {
@@ -133,7 +166,7 @@ template <class G, int ES> struct Gather {
             else
                 out.v = *(const uint4 *)p;
         }
-        st16(dst + (size_t)u * ldd_b + rg * 16, out.v);
+        put(dst + (size_t)u * ldd_b + rg * 16, out.v, u, rg);
     }
 };
 
@@ -160,14 +193,47 @@ template <class G> struct VecTile {
         }
     }
 
-    static __device__ __forceinline__ void store(const unsigned char *sm, char *dst, size_t ldd_b)
+    /* An edge tile (nr x nc of it inside the matrix): rows past nr and 16-byte chunks past nc are not read,
+     * and a chunk that reaches past the matrix's last byte `end` is read element by element. */
+    __device__ __forceinline__ void load_edge(const char *src, size_t lds_b, unsigned nr, unsigned nc,
+                                              const char *end)
+    {
+        typedef typename XpElem<G::ES < 16 ? G::ES : 1>::type T;
+        enum { EB = G::ES < 16 ? G::ES : 1 };
+#pragma unroll
+        for (int it = 0; it < G::LOADS; it++) {
+            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
+            const char *p = src + (size_t)row * lds_b + ch * 16;
+            v[it] = make_uint4(0, 0, 0, 0);
+            if (row >= nr || ch * 16 >= nc * G::ES)
+                continue;
+            if (p + 16 <= end) {
+                v[it] = __ldg((const uint4 *)p);
+                continue;
+            }
+            union {
+                uint4 u;
+                T e[16 / EB];
+            } x;
+            x.u = v[it];
+#pragma unroll
+            for (int e = 0; e < 16 / EB; e++)
+                if (ch * 16 + e * EB < nc * G::ES)
+                    x.e[e] = ((const T *)p)[e];
+            v[it] = x.u;
+        }
+    }
+
+    template <class Put = PutFull>
+    static __device__ __forceinline__ void store(const unsigned char *sm, char *dst, size_t ldd_b,
+                                                 const Put &put = Put())
     {
         const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
 #pragma unroll
         for (int it = 0; it < G::STORES; it++) {
             unsigned wi = warp + it * (FAST_THREADS / 32);
             unsigned rg = (wi % G::RGB) * 8 + (lane & 7), u = (wi / G::RGB) * 4 + (lane >> 3);
-            Gather<G>::run(sm, rg, u, dst, ldd_b);
+            Gather<G>::run(sm, rg, u, dst, ldd_b, put);
         }
     }
 };
