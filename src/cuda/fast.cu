@@ -1,5 +1,5 @@
 /* fast.cu: the production GPU transpose (`fast`): tile order, the kernel and its launch. The tiles
- * themselves are in fast_tile.cuh (aligned rows) and fast_skew.cuh (misaligned 4- and 8-byte rows). */
+ * themselves are in fast_tile.cuh (aligned rows) and fast_skew.cuh (misaligned rows of 1- to 8-byte elements). */
 #include "fast.h"
 
 #include "fast_tile.cuh"
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
 {
     extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-        TilePos p = tile_at<Geo<ES>>(a, tile);
+        TilePos p = tile_at<typename SkewGeo<ES>::G>(a, tile);
         SkewArgs k = {p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, p.nc};
         if (skew_interior<ES>(k))
             skew_tile<ES, RS, false>(k, sm);
@@ -207,15 +207,16 @@ template <int ES> static int launch(const xp_call *c)
         if (t.tiles <= FAST_FEW_TILES)
             a.band = 0;
     }
-    if constexpr (ES == 8)
+    typedef typename SkewGeo<ES>::G SG;
+    if constexpr (ES != 4 && ES != 16)
         if (!a.vec)
-            return run<Geo<ES>>(fast_skew_kernel<ES, Geo<ES>::SRB>, a, s, true, c);
+            return run<SG>(fast_skew_kernel<ES, SG::SRB>, a, s, true, c);
     if constexpr (ES == 4)
         if (!a.vec) {
             switch (skew_stride_4(s->lds, s->ldd)) {
-            case 264: return run<Geo<ES>>(fast_skew_kernel<ES, 264>, a, s, true, c);
-            case 268: return run<Geo<ES>>(fast_skew_kernel<ES, 268>, a, s, true, c);
-            default: return run<Geo<ES>>(fast_skew_kernel<ES, 260>, a, s, true, c);
+            case 264: return run<SG>(fast_skew_kernel<ES, 264>, a, s, true, c);
+            case 268: return run<SG>(fast_skew_kernel<ES, 268>, a, s, true, c);
+            default: return run<SG>(fast_skew_kernel<ES, 260>, a, s, true, c);
             }
         }
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;

@@ -1,4 +1,4 @@
-/* fast_skew.cuh: the production transpose's path for misaligned rows of 4- and 8-byte elements: aligned
+/* fast_skew.cuh: the production transpose's path for misaligned rows of 1- to 8-byte elements: aligned
  * 16-byte loads realigned through shared memory, and per-row skewed tiles so every store is 16 bytes. */
 #ifndef XP_FAST_SKEW_CUH
 #define XP_FAST_SKEW_CUH
@@ -24,8 +24,15 @@ struct SkewArgs {
     unsigned nc;
 };
 
+/* Skewed tile shapes: FastTile's for 4 and 8 bytes; for 1 and 2 bytes, whose halo is 15 and 7 rows, tiles
+ * small enough that the loads of a tile fit 6 and 5 registers of 16 bytes a thread (1 byte: 128 x 128,
+ * 128-byte source segments; 2 bytes: 64 x 128). */
+template <int ES> struct SkewShape { enum { TR = FastTile<ES>::TR, TC = FastTile<ES>::TC }; };
+template <> struct SkewShape<1> { enum { TR = 128, TC = 128 }; };
+template <> struct SkewShape<2> { enum { TR = 64, TC = 128 }; };
+
 template <int ES> struct SkewGeo {
-    typedef Geo<ES> G;
+    typedef Geo<ES, SkewShape<ES>::TR, SkewShape<ES>::TC> G;
     enum {
         E = G::E,
         SR = G::TR + E - 1,                           /* tile rows held, with the halo above */
@@ -42,7 +49,7 @@ template <int ES> struct SkewGeo {
  * row is its first (kept out by r0 >= TR) or its last (then the E elements past the tile must exist). */
 template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &k)
 {
-    typedef Geo<ES> G;
+    typedef typename SkewGeo<ES>::G G;
     return k.r0 >= G::TR && k.r0 + G::TR <= k.rows && k.nc == G::TC &&
            (k.r0 + G::TR < k.rows || k.c0 + G::TC + G::E <= k.cols);
 }
@@ -75,8 +82,8 @@ template <int ES> __device__ __forceinline__ uint4 skew_edge_load(const SkewArgs
  * element-wise edge tile cost 1.6 interior tiles: docs/notes/fast-v13-*). */
 template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(const SkewArgs &k, unsigned char *sm)
 {
-    typedef Geo<ES> G;
     typedef SkewGeo<ES> K;
+    typedef typename K::G G;
     typedef typename XpElem<ES>::type T;
     const long long top = (long long)k.r0 - (K::E - 1);
     uint4 v[K::LOAD_ROUNDS];
@@ -98,17 +105,25 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
             at[it] = b;
         }
     }
+    /* Each vector goes to its true columns in units of one word, or of one element where rows may start
+     * off a word (1 and 2 bytes). */
+    typedef typename XpElem<ES < 4 ? ES : 4>::type U;
+    enum { UB = sizeof(U) };
 #pragma unroll
     for (int it = 0; it < K::LOAD_ROUNDS; it++) {
         unsigned q = threadIdx.x + it * FAST_THREADS;
         if (q < K::SR * K::NV) {
             unsigned char *row = sm + (q / K::NV) * RS;
-            const unsigned w[4] = {v[it].x, v[it].y, v[it].z, v[it].w};
+            union {
+                uint4 u;
+                U w[16 / UB];
+            } x;
+            x.u = v[it];
 #pragma unroll
-            for (int x = 0; x < 4; x++) {
-                int b = at[it] + 4 * x;
+            for (int e = 0; e < 16 / UB; e++) {
+                int b = at[it] + UB * e;
                 if (b >= 0 && b < G::TC * ES)
-                    *(unsigned *)(row + b) = w[x];
+                    *(U *)(row + b) = x.w[e];
             }
         }
     }
