@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """skew_banks.py: bank model of fast's skewed tile (src/cuda/fast_skew.cuh) that picks its shared-memory row stride.
 
-For every residue of lds and ldd (in elements, mod 16 / element size) it counts the shared-memory wavefronts of
-one interior tile, stores plus gathers, for each candidate row stride, and prints the best: the table
-skew_stride_4() in src/cuda/fast.cu holds its output for 4-byte elements. A wavefront is one pass of the
-32 banks; a warp access whose lanes hit one bank at k different words takes k.
+For 4- and 8-byte elements it counts, for every residue of lds and ldd (in elements, mod 16 / element
+size), the shared-memory wavefronts of one interior tile, stores plus gathers, for each candidate row
+stride, and prints the best: skew_stride_4() in src/cuda/fast.cu holds the 4-byte table. For 1- and 2-byte
+elements, whose residues are too many for a table, it sums over a few misaligned shapes and prints the
+strides with the fewest (SkewStride in src/cuda/fast.cu). A wavefront is one pass of the 32 banks; a warp
+access whose lanes hit one bank at k different words takes k.
 Usage: python3 tools/skew_banks.py
 """
 import random
@@ -28,24 +30,29 @@ def wavefronts(addrs, nbytes):
     return total
 
 
+SHAPES = {1: (128, 128), 2: (64, 128)}  # SkewShape; FastTile (64 x 256 bytes) for 4 and 8 bytes
+
+
 def tile_wavefronts(es, lds, ldd, rs, trials=3):
-    """Mean wavefronts per tile, as skew_interior_tile moves it (same slot and lane mapping)."""
-    e_per, tc = 16 // es, 256 // es
-    sr, nv = TR + e_per - 1, tc // e_per + 1
+    """Mean wavefronts per tile, as skew_tile moves it (same slot and lane mapping, stores in words or, for
+    1 and 2 bytes, in elements)."""
+    e_per = 16 // es
+    tr, tc = SHAPES.get(es, (TR, 256 // es))
+    sr, nv, unit = tr + e_per - 1, tc // e_per + 1, min(es, 4)
     rnd, total = random.Random(3), 0
     for _ in range(trials):
-        r0, c0 = TR * rnd.randrange(1, 100), tc * rnd.randrange(1, 100)
+        r0, c0 = tr * rnd.randrange(1, 100), tc * rnd.randrange(1, 100)
         top = r0 - (e_per - 1)
         shift = [(((top + rr) * lds + c0) * es) % 16 for rr in range(sr)]
-        for w0 in range(0, sr * nv, 32):  # stores: word x of each aligned vector at its true column
-            for x in range(e_per):
+        for w0 in range(0, sr * nv, 32):  # stores: unit x of each aligned vector at its true column
+            for x in range(16 // unit):
                 addrs = []
                 for q in range(w0, w0 + 32):
                     rr, vec = divmod(q, nv)
-                    b = vec * 16 - shift[rr] + x * es if q < sr * nv else -1
+                    b = vec * 16 - shift[rr] + x * unit if q < sr * nv else -1
                     addrs.append(rr * rs + b if 0 <= b < tc * es else None)
-                total += wavefronts(addrs, es)
-        nvr = TR // e_per
+                total += wavefronts(addrs, unit)
+        nvr = tr // e_per
         for wi in range(tc * nvr // 32):  # gathers: E elements of one column per output vector
             for e in range(e_per):
                 addrs = []
@@ -57,7 +64,20 @@ def tile_wavefronts(es, lds, ldd, rs, trials=3):
     return total / trials
 
 
+def small_elements():
+    """1 and 2 bytes: wavefronts summed over misaligned shapes, best strides first."""
+    shapes = ((8193, 8191), (4001, 4003), (16385, 16387), (16387, 16384), (16384, 16389))
+    for es, strides in ((1, range(128, 168)), (2, range(256, 300, 2))):
+        tr, tc = SHAPES[es]
+        counts = {rs: sum(tile_wavefronts(es, a, b, rs, trials=1) for a, b in shapes) for rs in strides}
+        best = sorted(counts, key=counts.get)[:3]
+        padded = tc * es + 4
+        print(f"{es}-byte elements ({tr} x {tc} tiles): best strides " +
+              ", ".join(f"{rs} ({counts[rs]:.0f})" for rs in best) + f"; padded {padded}: {counts[padded]:.0f}")
+
+
 def main():
+    small_elements()
     for es, strides in ((4, range(260, 288, 4)), (8, range(264, 304, 8))):
         mod = 16 // es
         print(f"{es}-byte elements: best stride by lds % {mod} (rows) and ldd % {mod} (columns)")

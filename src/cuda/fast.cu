@@ -184,6 +184,11 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
  * scalar stride, takes 828 wavefronts a tile at 8191x8193, 264 takes 544: 85.2 -> 86.2 % of memcpy there,
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
+/* The other element sizes take one stride each, from the same model: 1 byte 135 (132, the padded stride,
+ * had 1.5-2.8x the wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266
+ * (260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0), 8 bytes 264 (docs/notes/fast-v15-*). */
+template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : Geo<ES>::SRB }; };
+
 static int skew_stride_4(size_t lds, size_t ldd)
 {
     static const short best[4][4] = {{260, 264, 260, 260}, {268, 264, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
@@ -209,8 +214,9 @@ template <int ES> static int launch(const xp_call *c)
     }
     typedef typename SkewGeo<ES>::G SG;
     if constexpr (ES != 4 && ES != 16)
-        if (!a.vec)
-            return run<SG>(fast_skew_kernel<ES, SG::SRB>, a, s, true, c);
+        if (!a.vec) {
+            return run<SG>(fast_skew_kernel<ES, SkewStride<ES>::RS>, a, s, true, c);
+        }
     if constexpr (ES == 4)
         if (!a.vec) {
             switch (skew_stride_4(s->lds, s->ldd)) {
