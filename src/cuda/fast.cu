@@ -186,7 +186,9 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
 /* The other element sizes take one stride each, from the same model: 1 byte 135 (132, the padded stride,
  * had 1.5-2.8x the wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266
- * (260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0), 8 bytes 264 (docs/notes/fast-v15-*). */
+ * (260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0), 8 bytes 264 (docs/notes/fast-v15-*). With 4-byte stores,
+ * as the kernel makes them, the model prefers 272 for 8-byte rows where lds is odd (8191x8193: 536
+ * wavefronts a tile against 808); not yet measured. */
 template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : Geo<ES>::SRB }; };
 
 static int skew_stride_4(size_t lds, size_t ldd)
