@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# device_check.sh: the GPU session check, run on the device machine from the repository root: Release build for
+# sm_90, the GPU tests, compute-sanitizer memcheck and racecheck over the `fast` rows, then the peer and shape
+# benches behind README's H200 tables. Logs go to $OUT (default ./device-out); a short table is printed last.
+# Usage: bash tools/device_check.sh [--quick]   (--quick: tests and sanitizers only)
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+B=${BUILD:-/tmp/xpose-device-build}
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DXPOSE_OPENBLAS=OFF > "$OUT/build.log" 2>&1 &&
+    cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+(cd "$B" && ctest -L gpu --output-on-failure > "$OUT/ctest-gpu.log" 2>&1)
+echo "ctest -L gpu: exit $? ($(grep -E 'tests passed' "$OUT/ctest-gpu.log"))"
+for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" "$B/tests/test_gpu_transpose" fast --no-huge > "$OUT/$tool.log" 2>&1
+    echo "$tool: exit $? ($(tail -1 "$OUT/$tool.log"))"
+done
+[ "${1:-}" = "--quick" ] && exit 0
+X="$B/xpose"
+V="--variants fast,cublas-geam,memcpy --reps 30"
+{
+    "$X" bench --peers --reps 30
+    "$X" bench --peers --rows 32768 --cols 8192 --reps 30
+    "$X" bench --rows 8191 --cols 8193 --type float $V
+    "$X" bench --rows 8191 --cols 8193 --type double $V
+    "$X" bench --size 4000 --type float $V
+    "$X" bench --rows 4001 --cols 4003 --type float $V
+    "$X" bench --size 1024 --batch 64 --type float $V
+    "$X" bench --size 16384 --ld-src 16400 --ld-dst 16400 --type float $V
+    "$X" bench --rows 8191 --cols 8193 --type u8 $V
+} > "$OUT/bench.txt" 2>&1
+echo "== fast, cublas-geam and memcpy rows (variant, shape, elem, GB/s, % of memcpy)"
+grep -E '^(fast  |cublas-geam|memcpy) ' "$OUT/bench.txt" | awk '{print $1, $2, $3, $(NF-4), $(NF-3)}'
