@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
     }
 }
 
-/* Misaligned 4- and 8-byte rows: its own kernel, with its own register budget. 4 blocks per SM (64
+/* Misaligned rows (1- to 8-byte elements): its own kernel, with its own register budget. 4 blocks per SM (64
  * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
 template <int ES, int RS, int MIN_BLOCKS = 4>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(const FastArgs a)

@@ -14,7 +14,8 @@
  *   2 TR ... still partition the row (the first is clipped at 0, the last at rows);
  * - so a tile needs source rows [r0 - (E - 1), r0 + TR): E - 1 rows more than its height;
  * - source rows are read as the aligned vectors that cover the tile's columns, one vector more than the
- *   aligned case, and placed in shared memory word by word at their true column.
+ *   aligned case, and placed in shared memory at their true column, word by word (element by element
+ *   for 1 and 2 bytes, whose rows may start off a word).
  * Tiles at the matrix's edges take the same path with bounds tests (skew_tile's EDGE). */
 struct SkewArgs {
     const char *src; /* this batch member */
