@@ -84,7 +84,8 @@ template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, c
 /* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores.
  * Measured slower, so not used (docs/performance.md, docs/notes/fast-v2-*, fast-v7-*): a persistent,
  * register-pipelined kernel; cp.async loads (more blocks per SM, no gain); persistent cp.async double
- * buffers; a kernel without the element-wise path (fewer registers, more blocks per SM: slightly slower).
+ * buffers; a kernel without the element-wise path (fewer registers, more blocks per SM: slightly slower at
+ * 16384^2, and no faster at 256^2-8192^2 with 4, 6 or 8 blocks per SM: docs/notes/fast-v20-*).
  * Blocks stride over tiles only when there are more than the grid can name. */
 template <class G, int MIN_BLOCKS = 4, bool VEC_EDGES = true>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const FastArgs a)
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
             VecTile<G>::store(sm, p.dst, a.ldd * ES);
         } else if (VEC_EDGES && a.vec) { /* an edge tile of aligned rows: the same vectors, bounds-tested */
             VecTile<G> vt;
-            vt.load_edge(p.src, a.lds * ES, p.nr, p.nc, p.src_mat + ((a.rows - 1) * a.lds + a.cols) * ES);
+            vt.load_edge(p.src, a.lds * ES, p.nr, p.nc, span_end<ES>(p.src_mat, a.rows, a.cols, a.lds));
             vt.to_shared(sm);
             __syncthreads();
             PutEdge<ES> put = {p.nr, p.nc};
@@ -144,25 +145,23 @@ template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, bool 
  * 16 TiB, more than any device holds). */
 static bool set_divisors(FastArgs &a)
 {
-    if (a.tiles > UINT32_MAX || a.tiles_r * (a.band ? a.band : 1) > UINT32_MAX)
+    const size_t band = a.band ? a.band : 1, per_band = a.tiles_r * band;
+    if (a.tiles > UINT32_MAX || per_band > UINT32_MAX)
         return false;
-    size_t last = a.band ? (a.tiles_c % a.band ? a.tiles_c % a.band : a.band) : 1;
+    const size_t last = a.tiles_c % band ? a.tiles_c % band : band;
     a.per_mat = xp_div((unsigned)(a.tiles_r * a.tiles_c));
-    a.per_band = xp_div((unsigned)(a.tiles_r * (a.band ? a.band : 1)));
-    a.band_w = xp_div(a.band ? a.band : 1);
+    a.per_band = xp_div((unsigned)per_band);
+    a.band_w = xp_div((unsigned)band);
     a.last_w = xp_div((unsigned)last);
     a.row_w = xp_div((unsigned)a.tiles_c);
     return true;
 }
 
-/* Launches `kernel` over the tiles of geometry G; skewed tiling needs E - 1 more rows of tiles, and up to
- * FAST_SKEW_MAX_RS bytes per row. */
-#define FAST_SKEW_MAX_RS 268
+/* Launches `kernel` over the tiles of geometry G with `smem` bytes of shared memory a block (skewed tiling
+ * needs E - 1 more rows of tiles). */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
-                                  const xp_call *c)
+                                  size_t smem, const xp_call *c)
 {
-    const size_t smem = skew ? (size_t)(G::TR + G::E - 1) * (G::SRB > FAST_SKEW_MAX_RS ? G::SRB : FAST_SKEW_MAX_RS)
-                             : (size_t)G::SMEM;
     count_tiles<G>(a, s, skew);
     size_t grid = min(a.tiles, (size_t)INT32_MAX);
     if (grid == 0)
@@ -176,6 +175,13 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
     return xp_cuda_launch_status();
 }
 
+/* The skewed kernel of ES-byte rows with shared-memory row stride RS, launched. */
+template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
+{
+    typedef SkewGeo<ES> K;
+    return run<typename K::G>(fast_skew_kernel<ES, RS>, a, s, true, (size_t)K::SR * RS, c);
+}
+
 /* Whole calls of at most this many tiles (two waves on an H200) ran faster row by row: a wave then reads
  * whole source rows (float 2048^2: 96.5 against 94.2 % of memcpy; docs/notes/final3-sweep-*, fast-v9-*). */
 #define FAST_FEW_TILES 1024
@@ -184,12 +190,12 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
  * scalar stride, takes 828 wavefronts a tile at 8191x8193, 264 takes 544: 85.2 -> 86.2 % of memcpy there,
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
-/* The other element sizes take one stride each, from the same model: 1 byte 135 (132, the padded stride,
- * had 1.5-2.8x the wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266
- * (260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0), 8 bytes 264 (docs/notes/fast-v15-*). With 4-byte stores,
- * as the kernel makes them, the model prefers 272 for 8-byte rows where lds is odd (8191x8193: 536
- * wavefronts a tile against 808); not yet measured. */
-template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : Geo<ES>::SRB }; };
+/* The other element sizes, from the same model: 1 byte 135 (132, the padded stride, had 1.5-2.8x the
+ * wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266 (260: 1.2-2.3x;
+ * 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 272 where lds is odd, else 264 (8191x8193:
+ * 536 wavefronts a tile against 808 at 264; double 90.0 -> 90.3, 4001x4003 91.9 -> 92.2, ld 16385/16387
+ * 88.2 -> 88.3, the same in a second 8191x8193 run: docs/notes/fast-v16-*). */
+template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : 266 }; };
 
 static int skew_stride_4(size_t lds, size_t ldd)
 {
@@ -208,33 +214,65 @@ template <int ES> static int launch(const xp_call *c)
     a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
             (s->ldd * ES) % 16 == 0 && strides_aligned;
     a.band = (unsigned)c->p0;
-    if (c->p1 & XP_FAST_AUTO_ORDER) {
+    bool auto_small = false;
+    if (c->p1 & (XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES)) {
         FastArgs t = a;
         count_tiles<Geo<ES>>(t, s, false);
-        if (t.tiles <= FAST_FEW_TILES)
+        if ((c->p1 & XP_FAST_AUTO_ORDER) && t.tiles <= FAST_FEW_TILES)
             a.band = 0;
+        auto_small = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= SmallTile<ES>::AUTO_MAX;
     }
-    typedef typename SkewGeo<ES>::G SG;
-    if constexpr (ES != 4 && ES != 16)
-        if (!a.vec) {
-            return run<SG>(fast_skew_kernel<ES, SkewStride<ES>::RS>, a, s, true, c);
-        }
+    if constexpr (ES == 1 || ES == 2)
+        if (!a.vec)
+            return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
+    if constexpr (ES == 8)
+        if (!a.vec)
+            return s->lds % 2 ? run_skew<ES, 272>(a, s, c) : run_skew<ES, 264>(a, s, c);
     if constexpr (ES == 4)
         if (!a.vec) {
             switch (skew_stride_4(s->lds, s->ldd)) {
-            case 264: return run<SG>(fast_skew_kernel<ES, 264>, a, s, true, c);
-            case 268: return run<SG>(fast_skew_kernel<ES, 268>, a, s, true, c);
-            default: return run<SG>(fast_skew_kernel<ES, 260>, a, s, true, c);
+            case 264: return run_skew<ES, 264>(a, s, c);
+            case 268: return run_skew<ES, 268>(a, s, c);
+            default: return run_skew<ES, 260>(a, s, c);
             }
         }
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
+    /* Small tiles with vector edges: 6 blocks per SM (34-40 registers; 4 for 1 byte). Where the lab row asks
+     * for small tiles everywhere: 8 blocks, 32 registers, element-wise edges (with vector edges at 6 blocks,
+     * 8-byte 4096^2 fell from 90.9 to 79.5 % of memcpy: docs/notes/fast-v18-*). */
+    if (auto_small)
+        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 6, true>, a, s, false, Small::SMEM, c);
     if (c->p1 & XP_FAST_SMALL_TILES)
-        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, false, c); /* 8: all the threads an SM holds; 32 registers leave no room for vector edges */
-    return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, c);
+        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, false, Small::SMEM, c);
+    return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c);
+}
+
+/* A one-row or one-column matrix whose transpose is contiguous on both sides (rows == 1 with ldd == 1, or
+ * cols == 1 with lds == 1) is a copy: the copy engine's rate, where tiles would use one row or column of
+ * each (1 x 10^6 float: 9 % of memcpy, 10^6 x 1 bytes: 8 %; docs/notes/fast-v19-*). Batches are one 2-D
+ * copy; source members that overlap, or pitches past the copy's limit, take the kernel. */
+static bool copy_if_vector(const xp_call *c, int *status)
+{
+    const xp_shape *s = &c->s;
+    if (!((s->rows == 1 && s->ldd == 1) || (s->cols == 1 && s->lds == 1)))
+        return false;
+    const size_t w = s->rows * s->cols * s->es, sp = s->ss * s->es, dp = s->sd * s->es;
+    cudaError_t e;
+    if (s->batch == 1)
+        e = cudaMemcpyAsync(c->dst, c->src, w, cudaMemcpyDeviceToDevice, xp_stream(c));
+    else if (sp >= w && dp >= w && sp <= INT32_MAX && dp <= INT32_MAX)
+        e = cudaMemcpy2DAsync(c->dst, dp, c->src, sp, w, s->batch, cudaMemcpyDeviceToDevice, xp_stream(c));
+    else
+        return false;
+    *status = xp_cuda_status_of(e);
+    return true;
 }
 
 extern "C" int xp_cuda_fast(const xp_call *c)
 {
+    int status;
+    if ((c->p1 & XP_FAST_AUTO_TILES) && copy_if_vector(c, &status))
+        return status;
     switch (c->s.es) {
     case 1: return launch<1>(c);
     case 2: return launch<2>(c);

@@ -13,6 +13,7 @@ extern "C" {
 enum {
     XP_FAST_SMALL_TILES = 1, /* the smallest vector tiles (SmallTile) instead of FastTile */
     XP_FAST_AUTO_ORDER = 2,  /* row by row when the whole call has few tiles (FAST_FEW_TILES) */
+    XP_FAST_AUTO_TILES = 4,  /* SmallTile when the whole call has few FastTile tiles (SmallTile's AUTO_MAX) */
 };
 
 int xp_cuda_fast(const xp_call *c);

@@ -55,27 +55,6 @@ template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &
            (k.r0 + G::TR < k.rows || k.c0 + G::TC + G::E <= k.cols);
 }
 
-/* The aligned vector of a tile row that starts b bytes into it (b < 0: before it), as an edge tile reads
- * it: whole where it lies inside the matrix's span, else only the tile's own elements (the matrix's first
- * or last bytes may sit in a vector the allocation does not cover). */
-template <int ES> __device__ __forceinline__ uint4 skew_edge_load(const SkewArgs &k, const char *row, int b)
-{
-    typedef typename XpElem<ES>::type T;
-    const char *p = row + b, *end = k.src + ((k.rows - 1) * k.lds + k.cols) * ES;
-    if (p >= k.src && p + 16 <= end)
-        return __ldg((const uint4 *)p);
-    union {
-        uint4 u;
-        T e[16 / ES];
-    } x;
-    x.u = make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int e = 0; e < 16 / ES; e++)
-        if (b + e * ES >= 0 && b + e * ES < (int)(k.nc * ES))
-            x.e[e] = *(const T *)(p + e * ES);
-    return x.u;
-}
-
 /* One skewed tile. RS: bytes per tile row in shared memory (skew_stride_4: the stride with the fewest bank
  * conflicts). EDGE: the tile touches the matrix's first or last rows or its last columns, so rows outside
  * the matrix are skipped, vectors at the span's ends are read element-wise, and destination vectors that
@@ -87,6 +66,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
     typedef typename K::G G;
     typedef typename XpElem<ES>::type T;
     const long long top = (long long)k.r0 - (K::E - 1);
+    const char *end = EDGE ? span_end<ES>(k.src, k.rows, k.cols, k.lds) : 0;
     uint4 v[K::LOAD_ROUNDS];
     int at[K::LOAD_ROUNDS]; /* byte offset in the tile row of each vector's first byte; may be negative */
 #pragma unroll
@@ -102,7 +82,9 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
             int b = (int)(vec * 16) - (int)((uintptr_t)row & 15);
             if (EDGE && b >= (int)(k.nc * ES))
                 continue;
-            v[it] = EDGE ? skew_edge_load<ES>(k, row, b) : __ldg((const uint4 *)(row + b));
+            /* Edge tiles: the vector whole where it lies inside the matrix's span, else only the tile's own
+             * elements (the matrix's first or last bytes may sit in a vector the allocation does not cover). */
+            v[it] = EDGE ? load16_part<ES>(row + b, k.src, end, -b, (int)(k.nc * ES) - b) : __ldg((const uint4 *)(row + b));
             at[it] = b;
         }
     }
@@ -146,16 +128,12 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
 #pragma unroll
         for (int e = 0; e < K::E; e++)
             o.e[e] = *(const T *)(sm + (rr + e) * RS + jj * ES);
-        T *out = (T *)(drow - d * ES + vec * 16);
+        char *out = drow - d * ES + vec * 16;
         long long i0 = top + rr; /* source row of the vector's first element */
-        if (!EDGE || (i0 >= 0 && i0 + K::E <= (long long)k.rows)) {
+        if (EDGE)
+            store16_part<ES>(out, o.u, -i0, (long long)k.rows - i0);
+        else
             *(uint4 *)out = o.u;
-        } else {
-#pragma unroll
-            for (int e = 0; e < K::E; e++)
-                if (i0 + e >= 0 && i0 + e < (long long)k.rows)
-                    out[e] = o.e[e];
-        }
     }
 }
 

@@ -16,13 +16,18 @@ template <> struct FastTile<8> { enum { TR = 64, TC = 32 }; };
 template <> struct FastTile<16> { enum { TR = 64, TC = 16 }; };
 
 /* The smallest tiles the vector path allows (8 row groups, 8 chunks per row, one load per thread): more
- * blocks for matrices too small to fill the GPU a few times over with FastTile tiles. */
+ * blocks for matrices too small to fill the GPU a few times over with FastTile tiles. AUTO_MAX: calls of at
+ * most this many FastTile tiles take them (XP_FAST_AUTO_TILES), with vector edge tiles. In two sweeps of
+ * squares 256^2-4096^2 and ten edge shapes on the H200 they gained 6-9 points of memcpy for 1 byte up to
+ * 1024^2 (32 FastTile tiles), 2 bytes up to 3000^2 (576 tiles; 4096^2 +1.5-2.7 but 2048^2 -1 in one run),
+ * 4 bytes at 256^2 (+6) and 512^2 (+1-2), 8 bytes at 512^2 (+1-7); beyond those sizes they were level or
+ * worse, and 16-byte tiles never gained (docs/notes/fast-v17-*, fast-v18-*). */
 template <int ES> struct SmallTile;
-template <> struct SmallTile<1> { enum { TR = 128, TC = 128 }; };
-template <> struct SmallTile<2> { enum { TR = 64, TC = 64 }; };
-template <> struct SmallTile<4> { enum { TR = 32, TC = 32 }; };
-template <> struct SmallTile<8> { enum { TR = 32, TC = 16 }; };
-template <> struct SmallTile<16> { enum { TR = 16, TC = 16 }; };
+template <> struct SmallTile<1> { enum { TR = 128, TC = 128, AUTO_MAX = 32 }; };
+template <> struct SmallTile<2> { enum { TR = 64, TC = 64, AUTO_MAX = 1024 }; };
+template <> struct SmallTile<4> { enum { TR = 32, TC = 32, AUTO_MAX = 64 }; };
+template <> struct SmallTile<8> { enum { TR = 32, TC = 16, AUTO_MAX = 128 }; };
+template <> struct SmallTile<16> { enum { TR = 16, TC = 16, AUTO_MAX = 0 }; };
 
 #define FAST_THREADS 256
 
@@ -45,7 +50,7 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
         STORES = WARP_ITEMS / (FAST_THREADS / 32),
         PADB = ES < 4 ? 4 : ES,      /* scalar path: pad rows by one bank-width access */
         SRB = RB + PADB,
-        SMEM = (TR + E - 1) * SRB,   /* the largest layout: the skewed tile holds E - 1 extra rows */
+        SMEM = TR * SRB,             /* the larger layout of the two (vector: TR x RB; scalar: TR x SRB) */
     };
 };
 
@@ -65,6 +70,55 @@ struct PutFull {
     __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned, unsigned) const { *(uint4 *)p = v; }
 };
 
+/* The last byte + 1 of a matrix's span (rows x cols, leading dimension ld): vectors that reach past it
+ * may leave the allocation. */
+template <int ES> __device__ __forceinline__ const char *span_end(const char *mat, size_t rows, size_t cols, size_t ld)
+{
+    return mat + ((rows - 1) * ld + cols) * ES;
+}
+
+/* Edge vectors: a vector's N elements of type T (one for 16-byte elements). */
+template <int ES> struct PartElem { typedef typename XpElem<ES>::type T; enum { EB = ES, N = 16 / ES }; };
+
+/* The 16 bytes at p where they lie inside [begin, end), else only its elements whose byte offset from p
+ * lies in [lo, hi) (the others read as zero). */
+template <int ES>
+__device__ __forceinline__ uint4 load16_part(const char *p, const char *begin, const char *end, int lo, int hi)
+{
+    if (p >= begin && p + 16 <= end)
+        return __ldg((const uint4 *)p);
+    typedef PartElem<ES> P;
+    union {
+        uint4 u;
+        typename P::T e[P::N];
+    } x;
+    x.u = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int e = 0; e < P::N; e++)
+        if (e * P::EB >= lo && e * P::EB < hi)
+            x.e[e] = ((const typename P::T *)p)[e];
+    return x.u;
+}
+
+/* Stores the elements lo .. hi - 1 of vector v at p (in elements; the whole vector when they cover it). */
+template <int ES> __device__ __forceinline__ void store16_part(char *p, uint4 v, long long lo, long long hi)
+{
+    typedef PartElem<ES> P;
+    if (lo <= 0 && hi >= P::N) {
+        *(uint4 *)p = v;
+        return;
+    }
+    union {
+        uint4 u;
+        typename P::T e[P::N];
+    } x;
+    x.u = v;
+#pragma unroll
+    for (int e = 0; e < P::N; e++)
+        if (e >= lo && e < hi)
+            ((typename P::T *)p)[e] = x.e[e];
+}
+
 /* An edge tile of nr x nc: destination rows past nc are skipped, and a vector that crosses row nr keeps
  * only its first elements. */
 template <int ES> struct PutEdge {
@@ -72,22 +126,8 @@ template <int ES> struct PutEdge {
     __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned col, unsigned rg) const
     {
         enum { E = 16 / ES };
-        if (col >= nc || rg * E >= nr)
-            return;
-        if (rg * E + E <= nr) {
-            *(uint4 *)p = v;
-            return;
-        }
-        typedef typename XpElem<ES < 16 ? ES : 1>::type T;
-        union {
-            uint4 u;
-            T e[E];
-        } x;
-        x.u = v;
-#pragma unroll
-        for (int e = 0; e < E; e++)
-            if (rg * E + e < nr)
-                ((T *)p)[e] = x.e[e];
+        if (col < nc && rg * E < nr)
+            store16_part<ES>(p, v, 0, (long long)nr - rg * E);
     }
 };
 
@@ -198,29 +238,13 @@ template <class G> struct VecTile {
     __device__ __forceinline__ void load_edge(const char *src, size_t lds_b, unsigned nr, unsigned nc,
                                               const char *end)
     {
-        typedef typename XpElem<G::ES < 16 ? G::ES : 1>::type T;
-        enum { EB = G::ES < 16 ? G::ES : 1 };
 #pragma unroll
         for (int it = 0; it < G::LOADS; it++) {
             unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
             const char *p = src + (size_t)row * lds_b + ch * 16;
             v[it] = make_uint4(0, 0, 0, 0);
-            if (row >= nr || ch * 16 >= nc * G::ES)
-                continue;
-            if (p + 16 <= end) {
-                v[it] = __ldg((const uint4 *)p);
-                continue;
-            }
-            union {
-                uint4 u;
-                T e[16 / EB];
-            } x;
-            x.u = v[it];
-#pragma unroll
-            for (int e = 0; e < 16 / EB; e++)
-                if (ch * 16 + e * EB < nc * G::ES)
-                    x.e[e] = ((const T *)p)[e];
-            v[it] = x.u;
+            if (row < nr && ch * 16 < nc * G::ES)
+                v[it] = load16_part<G::ES>(p, src, end, 0, (int)(nc * G::ES - ch * 16));
         }
     }
 
