@@ -194,7 +194,9 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266 (260: 1.2-2.3x;
  * 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 272 where lds is odd, else 264 (8191x8193:
  * 536 wavefronts a tile against 808 at 264; double 90.0 -> 90.3, 4001x4003 91.9 -> 92.2, ld 16385/16387
- * 88.2 -> 88.3, the same in a second 8191x8193 run: docs/notes/fast-v16-*). */
+ * 88.2 -> 88.3, the same in a second 8191x8193 run: docs/notes/fast-v16-*). Realigning 1- and 2-byte
+ * vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
+ * instructions by 40 % but ran slower: u8 4001x4003 87.4 -> 75.5 (docs/notes/fast-v21-*). */
 template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : 266 }; };
 
 static int skew_stride_4(size_t lds, size_t ldd)
@@ -249,8 +251,9 @@ template <int ES> static int launch(const xp_call *c)
 
 /* A one-row or one-column matrix whose transpose is contiguous on both sides (rows == 1 with ldd == 1, or
  * cols == 1 with lds == 1) is a copy: the copy engine's rate, where tiles would use one row or column of
- * each (1 x 10^6 float: 9 % of memcpy, 10^6 x 1 bytes: 8 %; docs/notes/fast-v19-*). Batches are one 2-D
- * copy; source members that overlap, or pitches past the copy's limit, take the kernel. */
+ * each (1 x 10^6 float: 9 % of memcpy, 10^6 x 1 bytes: 8 %; docs/notes/fast-v19-*; as copies 98-104 %,
+ * docs/notes/fast-v20-*). Batches with gaps are one 2-D copy; source members that overlap, or pitches past
+ * the copy's limit, take the kernel. */
 static bool copy_if_vector(const xp_call *c, int *status)
 {
     const xp_shape *s = &c->s;
@@ -258,8 +261,8 @@ static bool copy_if_vector(const xp_call *c, int *status)
         return false;
     const size_t w = s->rows * s->cols * s->es, sp = s->ss * s->es, dp = s->sd * s->es;
     cudaError_t e;
-    if (s->batch == 1)
-        e = cudaMemcpyAsync(c->dst, c->src, w, cudaMemcpyDeviceToDevice, xp_stream(c));
+    if (s->batch == 1 || (sp == w && dp == w)) /* members back to back: one copy (as a 2-D copy: 44 %) */
+        e = cudaMemcpyAsync(c->dst, c->src, w * s->batch, cudaMemcpyDeviceToDevice, xp_stream(c));
     else if (sp >= w && dp >= w && sp <= INT32_MAX && dp <= INT32_MAX)
         e = cudaMemcpy2DAsync(c->dst, dp, c->src, sp, w, s->batch, cudaMemcpyDeviceToDevice, xp_stream(c));
     else
