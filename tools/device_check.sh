@@ -29,6 +29,11 @@ V="--variants fast,cublas-geam,memcpy --reps 30"
     "$X" bench --size 1024 --batch 64 --type float $V
     "$X" bench --size 16384 --ld-src 16400 --ld-dst 16400 --type float $V
     "$X" bench --rows 8191 --cols 8193 --type u8 $V
+    "$X" bench --rows 4001 --cols 4003 --type u16 $V
+    "$X" bench --size 1024 --type u8 $V
+    "$X" bench --size 3000 --type u16 $V
+    "$X" bench --rows 1 --cols 1000000 --type float $V
+    "$X" bench --rows 1000000 --cols 1 --type u8 $V
 } > "$OUT/bench.txt" 2>&1
 echo "== fast, cublas-geam and memcpy rows (variant, shape, elem, GB/s, % of memcpy)"
 grep -E '^(fast  |cublas-geam|memcpy) ' "$OUT/bench.txt" | awk '{print $1, $2, $3, $(NF-4), $(NF-3)}'
