@@ -20,6 +20,13 @@ typedef struct xp_shape {
     size_t dst_bytes;
 } xp_shape;
 
+/* True where the transpose moves the same bytes in the same order, so a copy does it: a one-row matrix
+ * written to a column with ldd 1, or a one-column matrix read with lds 1. */
+static inline int xp_shape_is_copy(const xp_shape *s)
+{
+    return (s->rows == 1 && s->ldd == 1) || (s->cols == 1 && s->lds == 1);
+}
+
 /* One transpose (or copy) request as a variant sees it. */
 typedef struct xp_call {
     xp_shape s;

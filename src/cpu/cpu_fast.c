@@ -39,6 +39,7 @@ typedef struct plan {
     size_t ti, tj, lag; /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
     size_t tiles_i, tiles_j;
     int staged;
+    int copy; /* xp_shape_is_copy: every tile is a copy */
     size_t block_rows; /* rows of one SIMD block */
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
@@ -94,8 +95,7 @@ static void run_tile(const plan *p, size_t t, unsigned char *buf)
     size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
     const unsigned char *s = p->src + b * p->ss + i0 * p->lds + j0 * p->es;
     unsigned char *d = p->dst + b * p->sd + j0 * p->ldd + i0 * p->es;
-    /* A one-row or one-column matrix whose elements lie contiguously on both sides is a copy. */
-    if ((ni == 1 && p->ldd == p->es) || (nj == 1 && p->lds == p->es))
+    if (p->copy)
         memcpy(d, s, ni * nj * p->es);
     else if (p->lines)
         p->lines(s, p->lds, ni, nj, d, p->ldd, i0 == 0, i0 + ni == p->rows);
@@ -120,6 +120,7 @@ int xp_cpu_fast(const xp_call *c)
     p.ldd = s->ldd * s->es;
     p.ss = s->ss * s->es;
     p.sd = s->sd * s->es;
+    p.copy = xp_shape_is_copy(s);
     p.block_rows = isa->width ? isa->width / s->es : 1;
     size_t bytes = s->batch * s->rows * s->cols * s->es;
     int e = xp_elem_index(s->es);

@@ -249,15 +249,15 @@ template <int ES> static int launch(const xp_call *c)
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c);
 }
 
-/* A one-row or one-column matrix whose transpose is contiguous on both sides (rows == 1 with ldd == 1, or
- * cols == 1 with lds == 1) is a copy: the copy engine's rate, where tiles would use one row or column of
+/* A one-row or one-column matrix whose transpose is contiguous on both sides (xp_shape_is_copy) is a
+ * copy: the copy engine's rate, where tiles would use one row or column of
  * each (1 x 10^6 float: 9 % of memcpy, 10^6 x 1 bytes: 8 %; docs/notes/fast-v19-*; as copies 98-104 %,
  * docs/notes/fast-v20-*). Batches with gaps are one 2-D copy; source members that overlap, or pitches past
  * the copy's limit, take the kernel. */
 static bool copy_if_vector(const xp_call *c, int *status)
 {
     const xp_shape *s = &c->s;
-    if (!((s->rows == 1 && s->ldd == 1) || (s->cols == 1 && s->lds == 1)))
+    if (!xp_shape_is_copy(s))
         return false;
     const size_t w = s->rows * s->cols * s->es, sp = s->ss * s->es, dp = s->sd * s->es;
     cudaError_t e;

@@ -13,7 +13,8 @@ extern "C" {
 enum {
     XP_FAST_SMALL_TILES = 1, /* the smallest vector tiles (SmallTile) instead of FastTile */
     XP_FAST_AUTO_ORDER = 2,  /* row by row when the whole call has few tiles (FAST_FEW_TILES) */
-    XP_FAST_AUTO_TILES = 4,  /* SmallTile when the whole call has few FastTile tiles (SmallTile's AUTO_MAX) */
+    XP_FAST_AUTO_TILES = 4,  /* SmallTile when the whole call has few FastTile tiles (SmallTile's AUTO_MAX), and
+                              * no tiles at all where the call is a copy (xp_shape_is_copy) */
 };
 
 int xp_cuda_fast(const xp_call *c);
