@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test_cli.sh: the xpose CLI: bad input exits 2 with one message; list/info work; JSON output parses.
+# test_cli.sh: the xpose CLI: bad input exits 2 with one message; list/info work; JSON output parses; --size and
+# --threads lists give a row per size and thread count, each related to the references of its own setup.
 set -u
 X="$1"
 fail=0 pass=0
@@ -9,24 +10,51 @@ expect() { # expect STATUS DESCRIPTION -- command...
     if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what: exit $got, wanted $want"; fi
     if [ "$want" -eq 2 ] && [ -z "$err" ]; then fail=$((fail + 1)); echo "FAIL: $what: no message on stderr"; fi
 }
+usage_error() { # usage_error DESCRIPTION -- command...: exit 2 with exactly one line on stderr
+    local what=$1; shift 2
+    local err; err=$("$@" 2>&1 >/dev/null); local got=$?
+    local lines; lines=$(printf '%s\n' "$err" | grep -c .)
+    if [ "$got" -eq 2 ] && [ "$lines" -eq 1 ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: $what: exit $got with $lines lines on stderr, wanted exit 2 with 1: $err"; fi
+}
 expect 2 "no command" -- "$X"
 expect 2 "unknown command" -- "$X" frobnicate
-expect 2 "unknown option" -- "$X" bench --bogus
-expect 2 "non-numeric size" -- "$X" bench --size abc
-expect 2 "negative size" -- "$X" bench --size -5
-expect 2 "zero size" -- "$X" bench --size 0
-expect 2 "size with junk" -- "$X" bench --size 12x
-expect 2 "missing value" -- "$X" bench --size
-expect 2 "unknown variant" -- "$X" bench --variants no-such-variant
-expect 2 "unknown format" -- "$X" bench --format xml
-expect 2 "unknown type" -- "$X" bench --type quaternion
-expect 2 "bad elem size" -- "$X" bench --elem-size 3
-expect 2 "rows without cols" -- "$X" bench --rows 5
-expect 2 "unallocatable size" -- "$X" bench --size 100000000 --backend cpu
-expect 2 "overflowing size" -- "$X" bench --size 18446744073709551615 --backend cpu
-expect 2 "ld smaller than cols" -- "$X" bench --rows 8 --cols 8 --ld-src 4 --backend cpu
-expect 2 "unknown preset" -- "$X" bench --preset seed999
-expect 2 "bad threads" -- "$X" bench --threads 0
+usage_error "unknown option" -- "$X" bench --bogus
+usage_error "non-numeric size" -- "$X" bench --size abc
+usage_error "negative size" -- "$X" bench --size -5
+usage_error "zero size" -- "$X" bench --size 0
+usage_error "size with junk" -- "$X" bench --size 12x
+usage_error "missing value" -- "$X" bench --size
+usage_error "unknown variant" -- "$X" bench --variants no-such-variant
+usage_error "unknown format" -- "$X" bench --format xml
+usage_error "unknown type" -- "$X" bench --type quaternion
+usage_error "bad elem size" -- "$X" bench --elem-size 3
+usage_error "rows without cols" -- "$X" bench --rows 5
+usage_error "unallocatable size" -- "$X" bench --size 100000000 --backend cpu
+usage_error "overflowing size" -- "$X" bench --size 18446744073709551615 --backend cpu
+usage_error "ld smaller than cols" -- "$X" bench --rows 8 --cols 8 --ld-src 4 --backend cpu
+usage_error "unknown preset" -- "$X" bench --preset seed999
+usage_error "bad threads" -- "$X" bench --threads 0 --size 64 --backend cpu --reps 1
+usage_error "size list, trailing comma" -- "$X" bench --size 4000, --backend cpu --reps 1
+usage_error "size list, leading comma" -- "$X" bench --size ,4000 --backend cpu --reps 1
+usage_error "size list, empty entry" -- "$X" bench --size 64,,96 --backend cpu --reps 1
+usage_error "size list, zero" -- "$X" bench --size 0,5 --backend cpu --reps 1
+usage_error "size list, junk" -- "$X" bench --size 64,9x --backend cpu --reps 1
+usage_error "size list, too many" -- "$X" bench --size 1,2,3,4,5,6,7,8,9 --backend cpu --reps 1
+usage_error "size list, repeated" -- "$X" bench --size 64,64 --backend cpu --reps 1
+usage_error "size list, too long an entry" -- "$X" bench --size 64,123456789012345678901234567890123456789 --backend cpu --reps 1
+usage_error "size list with --rows/--cols" -- "$X" bench --size 64,96 --rows 8 --cols 8 --backend cpu --reps 1
+usage_error "--rows/--cols with a size list" -- "$X" bench --rows 8 --cols 8 --size 64,96 --backend cpu --reps 1
+usage_error "size list with --sweep" -- "$X" bench --sweep --sweep-max 256 --size 64,96 --backend cpu --reps 1
+usage_error "size list with the sweep preset" -- "$X" bench --preset seed004 --size 64,96 --backend cpu --reps 1
+usage_error "size list, one too big" -- "$X" bench --size 64,100000000 --backend cpu --reps 1
+usage_error "threads list, junk" -- "$X" bench --threads 1,x --size 64 --backend cpu --reps 1
+usage_error "threads list, zero" -- "$X" bench --threads 2,0 --size 64 --backend cpu --reps 1
+usage_error "threads list, too big" -- "$X" bench --threads 1,4097 --size 64 --backend cpu --reps 1
+usage_error "threads list, trailing comma" -- "$X" bench --threads 1, --size 64 --backend cpu --reps 1
+usage_error "threads list, repeated" -- "$X" bench --threads 2,2 --size 64 --backend cpu --reps 1
+usage_error "threads list, too many" -- "$X" bench --threads 1,2,3,4,5,6,7,8,9 --size 64 --backend cpu --reps 1
+usage_error "threads list with --op reduce" -- "$X" bench --op reduce --threads 1,2 --n 1000 --backend cpu --reps 1
 expect 2 "list with junk" -- "$X" list --junk
 expect 0 "help" -- "$X" --help
 expect 0 "bench help" -- "$X" bench --help
@@ -50,9 +78,94 @@ assert any(r["variant"] == "cpu-naive" for r in rows)
 csv_lines=$("$X" bench --size 100 --backend cpu --format csv --reps 1 | wc -l)
 if [ "$csv_lines" -ge 3 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: csv has $csv_lines lines"; fi
 
+# check DESCRIPTION TEXT PYTHON: runs the Python assertions with TEXT on stdin.
+check() {
+    if printf '%s\n' "$2" | python3 -c "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+threads_of() { python3 -c 'import json, sys; print(sorted({r["threads"] for r in json.load(sys.stdin)["results"]}))'; }
+
+# Without --threads, every CPU row states the library's default thread count, the one xpose info reports.
+default_threads=$("$X" info | sed -n 's/.* \([0-9][0-9]*\) threads for CPU variants/\1/p')
+got=$("$X" bench --size 64 --backend cpu --reps 1 --format json | threads_of)
+if [ "$got" = "[$default_threads]" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: default threads: rows say $got, xpose info says $default_threads"; fi
+
+# A build without OpenMP runs every CPU variant on one thread, whatever --threads asks: then only [1] is expected.
+# (Asked with a single value, so that a broken list cannot pass for a build without OpenMP.)
+if [ "$("$X" bench --size 8 --variants cpu-memcpy --threads 2 --reps 1 --format json 2>/dev/null | threads_of)" = "[2]" ]
+then export WANT_THREADS="[1, 2]"; else export WANT_THREADS="[1]"; echo "note: this build runs CPU variants on one thread"; fi
+
+# Two sizes x two thread counts: every variant has a row for each, and each row's % memcpy and speedup are against
+# the cpu-memcpy and cpu-naive rows of its own size, element size and thread count.
+json=$("$X" bench --size 64,96 --threads 1,2 --backend cpu --reps 1 --format json)
+check "--size 64,96 --threads 1,2 rows and their references" "$json" '
+import json, os, sys
+rows = json.load(sys.stdin)["results"]
+want_threads = json.loads(os.environ["WANT_THREADS"])
+assert {r["rows"] for r in rows} == {64, 96} and all(r["cols"] == r["rows"] for r in rows), "sizes"
+assert sorted({r["threads"] for r in rows}) == want_threads, "threads %s" % sorted({r["threads"] for r in rows})
+names = {(r["variant"], r["params"]) for r in rows}
+assert {"cpu-naive", "cpu-memcpy", "cpu-fast"} <= {n for n, _ in names}, names
+for n in names:
+    for size in (64, 96):
+        for t in want_threads:
+            k = [r for r in rows if (r["variant"], r["params"]) == n and r["rows"] == size and r["threads"] == t]
+            assert len(k) == 1, "%s at %d, %d threads: %d rows" % (n, size, t, len(k))
+def ref(a, name):
+    b = [r for r in rows if r["variant"] == name and r["rows"] == a["rows"] and r["threads"] == a["threads"]]
+    assert len(b) == 1, (name, a)
+    return b[0]["ms"]
+for r in rows:
+    assert r["verified"] is True, r
+    assert r["pct_memcpy"] is not None and r["speedup"] is not None, r
+    # JSON carries 6 significant digits: the ratios agree to well within 0.1 %.
+    assert abs(r["pct_memcpy"] / (100 * ref(r, "cpu-memcpy") / r["ms"]) - 1) < 1e-3, ("% memcpy", r)
+    assert abs(r["speedup"] / (ref(r, "cpu-naive") / r["ms"]) - 1) < 1e-3, ("speedup", r)
+'
+
+# The table: a threads column, aligned under its header, and a % memcpy in every row (--peers: all element sizes).
+table=$("$X" bench --size 64,96 --threads 1,2 --backend cpu --peers --reps 1)
+check "table with a threads column" "$table" '
+import json, os, sys
+lines = sys.stdin.read().splitlines()
+head, body = lines[0], [l for l in lines[1:] if l.startswith("cpu-")]
+cols = head.split()
+assert cols[:6] == ["variant", "params", "shape", "elem", "threads", "ms"], cols
+end = head.index("threads") + len("threads")
+want_threads = json.loads(os.environ["WANT_THREADS"])
+assert len(body) == 2 * len(want_threads) * 13, len(body)  # 2 sizes; fast + memcpy x 5 sizes, openblas x 3
+seen = set()
+for l in body:
+    assert l[end - 1].isdigit() and l[end] == " ", "threads column not aligned: " + l
+    f = l.split()
+    seen.add((f[1], int(f[2]), int(f[3])))  # shape, elem, threads (no params in these rows)
+    assert f[6] != "-" and float(f[6]) > 0, "no % memcpy: " + l
+assert len(seen) == 2 * 5 * len(want_threads), sorted(seen)
+'
+
+csv=$("$X" bench --size 64 --threads 1,2 --backend cpu --variants cpu-fast --reps 1 --format csv)
+check "csv threads field" "$csv" '
+import csv, json, os, sys
+rows = list(csv.DictReader(sys.stdin))
+assert rows and all(len(r) == 16 and None not in r for r in rows), rows
+assert sorted({int(r["threads"]) for r in rows}) == json.loads(os.environ["WANT_THREADS"]), rows
+'
+
+md=$("$X" bench --size 64 --threads 1,2 --backend cpu --variants cpu-fast --reps 1 --format md)
+check "md threads column" "$md" '
+import json, os, sys
+lines = [l for l in sys.stdin.read().splitlines() if l.startswith("|")]
+head = [c.strip() for c in lines[0].strip("|").split("|")]
+assert head[4] == "threads", head
+cells = [[c.strip() for c in l.strip("|").split("|")] for l in lines[2:]]
+assert all(len(c) == len(head) for c in cells), cells
+assert sorted({int(c[4]) for c in cells}) == json.loads(os.environ["WANT_THREADS"]), cells
+'
+
 if command -v gnuplot >/dev/null 2>&1; then
     png=$(mktemp --suffix=.png)
     if "$X" bench --size 128 --backend cpu --reps 1 --plot "$png" >/dev/null && [ -s "$png" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --plot made no PNG"; fi
+    rm -f "$png"
+    if "$X" bench --sweep --sweep-max 512 --threads 1,2 --peers --backend cpu --reps 1 --plot "$png" >/dev/null && [ -s "$png" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --sweep --threads 1,2 --plot made no PNG"; fi
     rm -f "$png"
 else
     expect 2 "plot without gnuplot" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /tmp/x.png

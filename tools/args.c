@@ -1,6 +1,7 @@
 /* args.c: GNU-style option parsing for `xpose bench`; every bad value gets one line naming it. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -22,27 +23,71 @@ int parse_size(const char *what, const char *s, size_t *out)
     return 0;
 }
 
+/* Checks lo <= v <= hi; s is the text v came from, named in the message. */
+static int check_range(const char *what, const char *s, size_t v, size_t lo, size_t hi)
+{
+    if (v >= lo && v <= hi)
+        return 0;
+    if (hi == SIZE_MAX)
+        fprintf(stderr, "xpose: %s must be at least %zu, got '%s'\n", what, lo, s);
+    else
+        fprintf(stderr, "xpose: %s must be between %zu and %zu, got '%s'\n", what, lo, hi, s);
+    return CLI_EXIT_USAGE;
+}
+
 static int parse_positive(const char *what, const char *s, size_t *out)
 {
     int st = parse_size(what, s, out);
-    if (st == 0 && *out == 0) {
-        fprintf(stderr, "xpose: %s must be at least 1, got '%s'\n", what, s);
-        return CLI_EXIT_USAGE;
-    }
-    return st;
+    return st ? st : check_range(what, s, *out, 1, SIZE_MAX);
 }
 
 static int parse_int(const char *what, const char *s, int *out, int lo, int hi)
 {
     size_t v;
     int st = parse_size(what, s, &v);
-    if (st)
-        return st;
-    if (v < (size_t)lo || v > (size_t)hi) {
-        fprintf(stderr, "xpose: %s must be between %d and %d, got '%s'\n", what, lo, hi, s);
-        return CLI_EXIT_USAGE;
+    if (!st && !(st = check_range(what, s, v, (size_t)lo, (size_t)hi)))
+        *out = (int)v;
+    return st;
+}
+
+/* Parses "V[,V...]": up to CLI_MAX_LIST distinct whole numbers in lo..hi into out, their count into *count.
+ * Splits by hand rather than with strtok, which would skip the empty entry of "4000," or "1,,2". */
+static int parse_list(const char *what, const char *s, size_t lo, size_t hi, size_t *out, int *count)
+{
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        size_t len = strcspn(p, ","), v;
+        char tok[32];
+        if (len == 0 && strchr(s, ',')) {
+            fprintf(stderr, "xpose: %s has an empty entry in '%s'\n", what, s);
+            return CLI_EXIT_USAGE;
+        }
+        if (n == CLI_MAX_LIST) {
+            fprintf(stderr, "xpose: %s takes at most %d values, got '%s'\n", what, CLI_MAX_LIST, s);
+            return CLI_EXIT_USAGE;
+        }
+        if (len >= sizeof tok) { /* no number that fits in 64 bits is this long */
+            fprintf(stderr, "xpose: %s needs whole numbers that fit in 64 bits, got '%s'\n", what, s);
+            return CLI_EXIT_USAGE;
+        }
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        int st = parse_size(what, tok, &v);
+        if (st || (st = check_range(what, tok, v, lo, hi)))
+            return st;
+        for (int k = 0; k < n; k++)
+            if (out[k] == v) {
+                fprintf(stderr, "xpose: %s lists %zu twice in '%s'\n", what, v, s);
+                return CLI_EXIT_USAGE;
+            }
+        out[n++] = v;
+        p += len;
+        if (*p != ',')
+            break;
+        p++;
     }
-    *out = (int)v;
+    *count = n;
     return 0;
 }
 
@@ -81,7 +126,8 @@ void bench_usage(FILE *f)
     fputs("usage: xpose bench [options]\n"
           "Times every selected variant, verifies each against the reference on random data, and prints\n"
           "median ms, GB/s (bytes read + written), % of memcpy from the same run and speedup over cpu-naive.\n"
-          "  --size N              square N x N matrix (default 4000, seed 000)\n"
+          "  --size N[,N...]       square N x N matrix (default 4000, seed 000); a list (up to 8) runs every\n"
+          "                        size, and does not combine with --rows/--cols or --sweep\n"
           "  --rows R --cols C     rectangular matrix\n"
           "  --type T | --elem-size B   element: u8 u16 f16 float double c128 ... | 1 2 4 8 16 (default float)\n"
           "  --batch B             B matrices back to back\n"
@@ -91,10 +137,12 @@ void bench_usage(FILE *f)
           "  --peers               fast next to cublas-geam and memcpy for every element size\n"
           "  --preset NAME         seed000 (N=4000 float), seed001 (8192 double), seed002 (16384 float naive\n"
           "                        16x16 vs 8x8), seed004 (the 256..32768 sweep)\n"
-          "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU)\n"
+          "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU);\n"
+          "                        ignores a single --size\n"
           "  --op transpose|reduce --n N   reduction over N elements (default 2^26)\n"
           "  --reduce-op sum|min|max   with --op reduce (default sum; --type float|double|i32|i64)\n"
-          "  --threads T           CPU threads (default: all)\n"
+          "  --threads T[,T...]    CPU threads (default: all); a list (up to 8) runs every CPU variant once per\n"
+          "                        count and GPU variants once; --op reduce takes one count\n"
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); the median is reported\n"
           "  --seed S              random data seed\n"
           "  --format table|csv|json|md\n"
@@ -144,13 +192,15 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         else if (!strcmp(key, "--peers"))
             o->peers = 1;
         else if (!strcmp(key, "--size")) {
-            st = parse_positive("--size", v, &o->rows);
-            o->cols = o->rows;
-        } else if (!strcmp(key, "--rows"))
+            st = parse_list("--size", v, 1, SIZE_MAX, o->sizes, &o->nsizes);
+            o->rows = o->cols = o->sizes[0]; /* one value: exactly the old --size N, and presets see it */
+        } else if (!strcmp(key, "--rows")) {
             st = parse_positive("--rows", v, &o->rows);
-        else if (!strcmp(key, "--cols"))
+            o->rect = 1;
+        } else if (!strcmp(key, "--cols")) {
             st = parse_positive("--cols", v, &o->cols);
-        else if (!strcmp(key, "--batch"))
+            o->rect = 1;
+        } else if (!strcmp(key, "--batch"))
             st = parse_positive("--batch", v, &o->batch);
         else if (!strcmp(key, "--ld-src"))
             st = parse_positive("--ld-src", v, &o->ld_src);
@@ -174,7 +224,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
             static const char *const n[] = {"sum", "min", "max"};
             st = parse_choice("--reduce-op", v, n, 3, &o->reduce_op);
         } else if (!strcmp(key, "--threads"))
-            st = parse_int("--threads", v, &o->threads, 1, 4096);
+            st = parse_list("--threads", v, 1, 4096, o->threads, &o->nthreads);
         else if (!strcmp(key, "--reps"))
             st = parse_int("--reps", v, &o->reps, 1, 100000);
         else if (!strcmp(key, "--seed")) {
@@ -211,6 +261,14 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
     }
     if ((o->rows == 0) != (o->cols == 0)) {
         fprintf(stderr, "xpose: give both --rows and --cols, or --size\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (o->nsizes > 1 && o->rect) {
+        fprintf(stderr, "xpose: a --size list makes square shapes; give --rows/--cols with a single --size or none\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (o->nthreads > 1 && o->op == OP_REDUCE) {
+        fprintf(stderr, "xpose: --op reduce takes a single --threads value\n");
         return CLI_EXIT_USAGE;
     }
     return 0;

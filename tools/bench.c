@@ -162,6 +162,7 @@ void row_name(bench_row *row, const xpose_variant_info *v)
     snprintf(row->params, sizeof row->params, "%s", v->params);
     row->backend = v->backend;
     row->family = v->family;
+    row->threads = v->backend == XPOSE_BACKEND_CPU ? xpose_get_threads() : 0;
 }
 
 static void fill_row_head(bench_row *row, const xpose_variant_info *v, const xpose_layout *lay)
@@ -207,7 +208,17 @@ static void time_cpu(const char *id, const xpose_layout *lay, const void *src, c
     free(t);
 }
 
-/* Fills % of memcpy and speedup from the reference rows of the same shape. */
+/* Whether row b can be a reference for row a: same shape, element size and batch, and for a CPU row the same
+ * thread count, so that a ratio compares like with like. */
+static int same_setup(const bench_row *a, const bench_row *b)
+{
+    return b->status == XPOSE_OK && b->ms > 0 && b->rows == a->rows && b->cols == a->cols &&
+           b->elem_size == a->elem_size && b->batch == a->batch &&
+           (a->backend != XPOSE_BACKEND_CPU || b->threads == a->threads);
+}
+
+/* Fills % of memcpy (the same backend's copy row) and speedup (the cpu-naive row) from the reference rows of
+ * the same setup. A GPU row has one cpu-naive row per --threads value to choose from: it takes the first. */
 static void relate_rows(bench_result *r)
 {
     for (size_t i = 0; i < r->count; i++) {
@@ -217,13 +228,12 @@ static void relate_rows(bench_result *r)
     for (size_t i = 0; i < r->count; i++) {
         bench_row *a = &r->rows[i];
         for (size_t j = 0; j < r->count; j++) {
-            bench_row *b = &r->rows[j];
-            if (b->status != XPOSE_OK || b->rows != a->rows || b->cols != a->cols ||
-                b->elem_size != a->elem_size || b->batch != a->batch || b->ms <= 0)
+            const bench_row *b = &r->rows[j];
+            if (!same_setup(a, b))
                 continue;
-            if (b->family == XPOSE_FAMILY_COPY && b->backend == a->backend)
+            if (a->pct_memcpy < 0 && b->family == XPOSE_FAMILY_COPY && b->backend == a->backend)
                 a->pct_memcpy = 100.0 * b->ms / a->ms;
-            if (!strcmp(b->variant, "cpu-naive"))
+            if (a->speedup < 0 && !strcmp(b->variant, "cpu-naive"))
                 a->speedup = b->ms / a->ms;
         }
     }
@@ -233,9 +243,25 @@ typedef struct shape {
     size_t rows, cols, es;
 } shape;
 
-static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gpu, bench_result *res)
+/* The CPU thread counts to run, as the library runs them; n == 0: its default, never set. */
+typedef struct thread_plan {
+    int t[CLI_MAX_LIST];
+    int n;
+} thread_plan;
+
+/* One shape's host buffers and layouts, shared by every variant and thread count timed on it. */
+typedef struct shape_data {
+    shape sh;
+    xpose_layout lay, dense;  /* dense: what a copy row moves, the same elements without the strides */
+    unsigned char *src, *ref, *out;
+    size_t sb, db, dense_bytes;
+    int on_gpu;               /* gpu_begin_shape has placed it */
+} shape_data;
+
+/* Rejects a shape whose leading dimensions are too small or that cannot fit in host memory: checked for every
+ * shape before any runs, so that a bad last entry of a --size list does not cost the earlier ones' time. */
+static int check_shape(const bench_opts *o, shape sh)
 {
-    xpose_layout lay = {sh.rows, sh.cols, sh.es, o->ld_src, o->ld_dst, o->batch, 0, 0};
     if ((o->ld_src && o->ld_src < sh.cols) || (o->ld_dst && o->ld_dst < sh.rows)) {
         fprintf(stderr, "xpose: --ld-src must be >= cols and --ld-dst >= rows (%zux%zu)\n", sh.rows, sh.cols);
         return CLI_EXIT_USAGE;
@@ -250,67 +276,147 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gp
                 (double)phys_bytes() / 1073741824.0);
         return CLI_EXIT_USAGE;
     }
-    size_t sb, db;
-    xv_spans(&lay, &sb, &db);
-    unsigned char *src = host_big_alloc(sb), *ref = host_big_alloc(db), *out = host_big_alloc(db);
-    if (!src || !ref || !out) {
-        free(src), free(ref), free(out);
-        fprintf(stderr, "xpose: cannot allocate %.1f GiB for %zux%zu\n", need / 1073741824.0, sh.rows, sh.cols);
+    return 0;
+}
+
+/* Allocates the shape's buffers, fills the source with random data and computes the reference transpose. */
+static int shape_begin(const bench_opts *o, shape sh, shape_data *d)
+{
+    memset(d, 0, sizeof *d);
+    d->sh = sh;
+    d->lay = (xpose_layout){sh.rows, sh.cols, sh.es, o->ld_src, o->ld_dst, o->batch, 0, 0};
+    d->dense = (xpose_layout){sh.rows, sh.cols, sh.es, 0, 0, o->batch, 0, 0};
+    d->dense_bytes = (o->batch ? o->batch : 1) * sh.rows * sh.cols * sh.es;
+    xv_spans(&d->lay, &d->sb, &d->db);
+    d->src = host_big_alloc(d->sb), d->ref = host_big_alloc(d->db), d->out = host_big_alloc(d->db);
+    if (!d->src || !d->ref || !d->out) {
+        free(d->src), free(d->ref), free(d->out);
+        fprintf(stderr, "xpose: cannot allocate %.1f GiB for %zux%zu\n",
+                (double)(d->sb + 2 * d->db) / 1073741824.0, sh.rows, sh.cols);
         return CLI_EXIT_USAGE;
     }
-    xv_fill_random(src, sb, o->seed + sh.rows * 31 + sh.cols * 7 + sh.es);
-    xv_poison(ref, db);
-    xv_reference(&lay, src, ref);
-    xpose_layout dense = {sh.rows, sh.cols, sh.es, 0, 0, o->batch, 0, 0};
-    size_t dense_bytes = (o->batch ? o->batch : 1) * sh.rows * sh.cols * sh.es;
+    xv_fill_random(d->src, d->sb, o->seed + sh.rows * 31 + sh.cols * 7 + sh.es);
+    xv_poison(d->ref, d->db);
+    xv_reference(&d->lay, d->src, d->ref);
+    return 0;
+}
 
-    int gpu_shape = 0;
-    for (int k = 0; k < sel->n; k++) {
-        xpose_variant_info v;
-        char id[96];
-        xpose_variant_get(sel->idx[k], &v);
-        id_of(&v, id, sizeof id);
-        if (!(v.elem_sizes & (unsigned)sh.es))
-            continue; /* this variant does not take this element size */
-        if (v.backend == XPOSE_BACKEND_CUDA && !gpu)
-            continue;
-        if (isatty(2))
-            fprintf(stderr, "\r%-60s", id), fflush(stderr);
-        bench_row *row = result_add(res);
-        if (!row)
-            break;
-        fill_row_head(row, &v, &lay);
-        int reps = o->reps ? o->reps : (v.backend == XPOSE_BACKEND_CUDA ? 50 : 5);
-        if (sel->implicit[k] && !o->reps)
-            reps = v.backend == XPOSE_BACKEND_CPU ? 1 : reps; /* a reference-only baseline: one timed run */
-        /* A copy moves the same rows x cols elements densely: the bound for any layout of that size. */
-        int copy = v.family == XPOSE_FAMILY_COPY;
-        const xpose_layout *vl = copy ? &dense : &lay;
-        const void *want = copy ? (const void *)src : (const void *)ref;
-        size_t cmp = copy ? dense_bytes : db;
-        if (v.backend == XPOSE_BACKEND_CPU) {
-            time_cpu(id, vl, src, want, cmp, out, db, reps, row);
-        } else {
-            if (!gpu_shape) {
-                int st = gpu_begin_shape(&lay, src, sb, db);
-                if (st != XPOSE_OK) {
-                    res->count--;
-                    fprintf(stderr, "xpose: cannot place %zux%zu on the GPU: %s\n", sh.rows, sh.cols,
-                            xpose_strerror(st));
-                    free(src), free(ref), free(out);
-                    return CLI_EXIT_USAGE;
-                }
-                gpu_shape = 1;
-            }
-            gpu_time_variant(id, vl, want, cmp, reps, row);
+static void shape_end(shape_data *d)
+{
+    if (d->on_gpu)
+        gpu_end_shape();
+    free(d->src), free(d->ref), free(d->out);
+}
+
+/* Times variant v on the shape into a new row; `implicit`: a reference the user did not ask for. */
+static int run_variant(const bench_opts *o, const xpose_variant_info *v, int implicit, shape_data *d,
+                       bench_result *res)
+{
+    char id[96];
+    id_of(v, id, sizeof id);
+    if (v->backend == XPOSE_BACKEND_CUDA && !d->on_gpu) {
+        int st = gpu_begin_shape(&d->lay, d->src, d->sb, d->db);
+        if (st != XPOSE_OK) {
+            fprintf(stderr, "xpose: cannot place %zux%zu on the GPU: %s\n", d->sh.rows, d->sh.cols,
+                    xpose_strerror(st));
+            return CLI_EXIT_USAGE;
+        }
+        d->on_gpu = 1;
+    }
+    if (isatty(2))
+        fprintf(stderr, "\r%-60s", id), fflush(stderr);
+    bench_row *row = result_add(res);
+    if (!row) {
+        fprintf(stderr, "xpose: out of memory for the result rows\n");
+        return CLI_EXIT_USAGE;
+    }
+    fill_row_head(row, v, &d->lay);
+    int reps = o->reps ? o->reps : (v->backend == XPOSE_BACKEND_CUDA ? 50 : 5);
+    if (implicit && !o->reps)
+        reps = v->backend == XPOSE_BACKEND_CPU ? 1 : reps; /* a reference-only baseline: one timed run */
+    /* A copy moves the same rows x cols elements densely: the bound for any layout of that size. */
+    int copy = v->family == XPOSE_FAMILY_COPY;
+    const xpose_layout *vl = copy ? &d->dense : &d->lay;
+    const void *want = copy ? (const void *)d->src : (const void *)d->ref;
+    size_t cmp = copy ? d->dense_bytes : d->db;
+    if (v->backend == XPOSE_BACKEND_CPU)
+        time_cpu(id, vl, d->src, want, cmp, d->out, d->db, reps, row);
+    else
+        gpu_time_variant(id, vl, want, cmp, reps, row);
+    return 0;
+}
+
+/* Runs the selection on one shape, once per thread count: the first pass runs every variant, later passes only
+ * the CPU ones (a GPU row does not depend on the CPU's threads), so with one count the order is the selection's. */
+static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gpu, const thread_plan *tp,
+                     bench_result *res)
+{
+    shape_data d;
+    int st = shape_begin(o, sh, &d);
+    if (st)
+        return st;
+    for (int p = 0; p < (tp->n ? tp->n : 1) && !st; p++) {
+        if (tp->n)
+            xpose_set_threads(tp->t[p]);
+        for (int k = 0; k < sel->n && !st; k++) {
+            xpose_variant_info v;
+            xpose_variant_get(sel->idx[k], &v);
+            if (!(v.elem_sizes & (unsigned)sh.es))
+                continue; /* this variant does not take this element size */
+            if (v.backend == XPOSE_BACKEND_CUDA && (!gpu || p > 0))
+                continue;
+            st = run_variant(o, &v, sel->implicit[k], &d, res);
         }
     }
     if (isatty(2))
         fprintf(stderr, "\r%-60s\r", "");
-    if (gpu_shape)
-        gpu_end_shape();
-    free(src), free(ref), free(out);
-    return 0;
+    shape_end(&d);
+    return st;
+}
+
+/* The --threads values as the library runs them. A build without OpenMP runs every CPU variant on one thread:
+ * it says so, and each count it really runs is timed once rather than as repeated identical rows. */
+static void plan_threads(const bench_opts *o, thread_plan *tp)
+{
+    tp->n = 0;
+    for (int i = 0; i < o->nthreads; i++) {
+        int want = (int)o->threads[i], got = xpose_set_threads(want), seen = 0;
+        if (got != want)
+            fprintf(stderr, "xpose: --threads %d: this build runs CPU variants on %d thread%s\n", want, got,
+                    got == 1 ? "" : "s");
+        for (int k = 0; k < tp->n; k++)
+            seen |= tp->t[k] == got;
+        if (!seen)
+            tp->t[tp->n++] = got;
+    }
+}
+
+/* Appends rows x cols at each of the nes element sizes, while there is room. */
+static void add_shapes(shape *out, int *n, int max, size_t rows, size_t cols, const size_t *es, int nes)
+{
+    for (int e = 0; e < nes && *n < max; e++)
+        out[(*n)++] = (shape){rows, cols, es[e]};
+}
+
+/* The shapes to run: each matrix size (the sweep's, the --size list's, or one rows x cols) at each element
+ * size (all five with --peers). big_sweep: the sweep's default top is the GPU's 32768, not the CPU's 8192. */
+static int plan_shapes(const bench_opts *o, int big_sweep, shape *out, int max)
+{
+    static const size_t all[5] = {1, 2, 4, 8, 16};
+    const size_t *es = o->peers ? all : &o->elem_size;
+    int nes = o->peers ? 5 : 1, n = 0;
+    if (o->sweep) {
+        size_t top = o->sweep_max ? o->sweep_max : (big_sweep ? 32768 : 8192);
+        for (size_t m = 256; m <= top && n + nes <= max; m *= 2)
+            add_shapes(out, &n, max, m, m, es, nes);
+    } else if (o->nsizes > 1) {
+        for (int i = 0; i < o->nsizes; i++)
+            add_shapes(out, &n, max, o->sizes[i], o->sizes[i], es, nes);
+    } else {
+        size_t r = o->rows ? o->rows : (o->peers ? 16384 : 4000), c = o->cols ? o->cols : r;
+        add_shapes(out, &n, max, r, c, es, nes);
+    }
+    return n;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -319,8 +425,10 @@ int cmd_bench(int argc, char **argv)
     int st = parse_bench_args(argc, argv, &o);
     if (st)
         return st < 0 ? 0 : st;
-    if (o.threads)
-        xpose_set_threads(o.threads);
+    thread_plan tp;
+    plan_threads(&o, &tp);
+    if (tp.n)
+        xpose_set_threads(tp.t[0]); /* the reduce bench takes one count; run_shape sets each pass's itself */
     bench_result res;
     memset(&res, 0, sizeof res);
     char why[160] = "";
@@ -332,6 +440,11 @@ int cmd_bench(int argc, char **argv)
     memset(&sel, 0, sizeof sel);
     if ((st = apply_preset(&o, &sel)) != 0)
         return st;
+    /* Checked here rather than with the other options because a preset (seed004) can turn the sweep on. */
+    if (o.sweep && o.nsizes > 1) {
+        fprintf(stderr, "xpose: --sweep picks its own sizes (256 up to --sweep-max); give it no --size list\n");
+        return CLI_EXIT_USAGE;
+    }
     if (o.variants && (st = select_list(&sel, o.variants)) != 0)
         return st;
     if (o.peers && !o.variants &&
@@ -358,26 +471,12 @@ int cmd_bench(int argc, char **argv)
         sel_add(&sel, xpose_variant_find("memcpy"), 1);
 
     shape shapes[64];
-    int ns = 0;
-    size_t sizes[5] = {o.elem_size, 0, 0, 0, 0};
-    int nes = 1;
-    if (o.peers) {
-        static const size_t all[5] = {1, 2, 4, 8, 16};
-        memcpy(sizes, all, sizeof all);
-        nes = 5;
-    }
-    if (o.sweep) {
-        size_t max = o.sweep_max ? o.sweep_max : (gpu && any_gpu ? 32768 : 8192);
-        for (size_t n = 256; n <= max && ns < 64 - 5; n *= 2)
-            for (int e = 0; e < nes; e++)
-                shapes[ns++] = (shape){n, n, sizes[e]};
-    } else {
-        size_t r = o.rows ? o.rows : (o.peers ? 16384 : 4000), c = o.cols ? o.cols : r;
-        for (int e = 0; e < nes; e++)
-            shapes[ns++] = (shape){r, c, sizes[e]};
-    }
+    int ns = plan_shapes(&o, gpu && any_gpu, shapes, 64);
     for (int i = 0; i < ns; i++)
-        if ((st = run_shape(&o, &sel, shapes[i], gpu, &res)) != 0) {
+        if ((st = check_shape(&o, shapes[i])) != 0)
+            return st;
+    for (int i = 0; i < ns; i++)
+        if ((st = run_shape(&o, &sel, shapes[i], gpu, &tp, &res)) != 0) {
             free(res.rows);
             return st;
         }

@@ -7,6 +7,7 @@
 #include "xpose.h"
 
 #define CLI_EXIT_USAGE 2 /* bad input: one line on stderr, this status */
+#define CLI_MAX_LIST 8   /* values in a --size or --threads list */
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
 typedef enum { BE_AUTO, BE_CPU, BE_CUDA, BE_ALL } be_choice;
@@ -14,6 +15,11 @@ typedef enum { OP_TRANSPOSE, OP_REDUCE } op_choice;
 
 typedef struct bench_opts {
     size_t rows, cols, elem_size, batch, ld_src, ld_dst;
+    size_t sizes[CLI_MAX_LIST];   /* --size N[,N...]: square shapes; the first also sets rows and cols */
+    int nsizes;
+    int rect;                     /* --rows or --cols was given */
+    size_t threads[CLI_MAX_LIST]; /* --threads T[,T...]; none (nthreads 0): the library's default, all cores */
+    int nthreads;
     size_t n;                 /* reduce: element count */
     const char *type_name;    /* --type as given (reduce: float, double, i32, i64); NULL: float */
     int reduce_op;            /* reduce: an xpose_reduce_op, from --reduce-op (default sum) */
@@ -21,7 +27,7 @@ typedef struct bench_opts {
     const char *variants;     /* comma-separated ids, NULL: the default set */
     const char *preset;       /* seed000, seed001, seed002, seed004 */
     const char *plot;         /* PNG path or NULL */
-    int threads, reps, sweep, peers;
+    int reps, sweep, peers;
     size_t sweep_max;
     op_choice op;
     out_format format;
@@ -34,6 +40,7 @@ typedef struct bench_row {
     xpose_backend backend;
     xpose_family family;
     size_t rows, cols, elem_size, batch;
+    int threads;              /* CPU threads it ran with; 0 for GPU rows (not applicable) */
     double bytes;             /* bytes read + written by one run */
     double ms, spread_pct;    /* median time; (p90 - p10) / median over the repetitions */
     double gbps, pct_memcpy, speedup;  /* pct/speedup < 0: no reference row in this run */
@@ -60,7 +67,8 @@ void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed
 int bench_reduce(const bench_opts *o, bench_result *res);
 int cmd_bench(int argc, char **argv);
 bench_row *result_add(bench_result *r);
-/* Copies a variant's name, parameters, backend and family into a row. */
+/* Copies a variant's name, parameters, backend and family into a row, and for a CPU variant the thread count
+ * the library runs it with now (xpose_get_threads). */
 void row_name(bench_row *row, const xpose_variant_info *v);
 
 /* report.c */

@@ -6,9 +6,35 @@
 
 static int have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
-static void label(const bench_row *r, char *buf, size_t n)
+/* Which of a row's setup differs between this run's rows, beyond variant and parameters. */
+typedef struct varies {
+    int shape, elem, threads;
+} varies;
+
+static varies what_varies(const bench_result *res)
 {
-    snprintf(buf, n, "%s%s%s", r->variant, r->params[0] ? "/" : "", r->params);
+    varies v = {0, 0, 0};
+    const bench_row *a = res->count ? &res->rows[0] : NULL;
+    for (size_t i = 1; i < res->count; i++) {
+        const bench_row *b = &res->rows[i];
+        v.shape |= b->rows != a->rows || b->cols != a->cols;
+        v.elem |= b->elem_size != a->elem_size;
+        v.threads |= b->threads != a->threads && b->threads > 0 && a->threads > 0;
+    }
+    return v;
+}
+
+/* The row's name, with what varies across the run (so that, say, cpu-fast at 1 and at 2 threads are two bars, or
+ * two lines of a sweep); shape_too: 0 for a sweep, whose x axis is the size. */
+static void label(const bench_row *r, varies v, int shape_too, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s%s%s", r->variant, r->params[0] ? "/" : "", r->params);
+    if (shape_too && v.shape && k < n)
+        k += (size_t)snprintf(buf + k, n - k, " %zux%zu", r->rows, r->cols);
+    if (v.elem && k < n)
+        k += (size_t)snprintf(buf + k, n - k, " %zuB", r->elem_size);
+    if (v.threads && r->threads > 0 && k < n)
+        snprintf(buf + k, n - k, " %dt", r->threads);
 }
 
 int plot_png(const char *path, const bench_result *res, int sweep)
@@ -32,11 +58,12 @@ int plot_png(const char *path, const bench_result *res, int sweep)
         fprintf(stderr, "xpose: --plot cannot start gnuplot\n");
         return CLI_EXIT_USAGE;
     }
+    varies vary = what_varies(res);
     fprintf(g, "set terminal pngcairo size 1100,600 noenhanced\nset output '%s'\nset grid ytics\n", path);
     if (!sweep) {
         for (size_t i = 0; i < res->count; i++) {
             char name[96];
-            label(&res->rows[i], name, sizeof name);
+            label(&res->rows[i], vary, 1, name, sizeof name);
             fprintf(d, "\"%s\" %g\n", name, res->rows[i].ms);
         }
         fclose(d);
@@ -49,7 +76,7 @@ int plot_png(const char *path, const bench_result *res, int sweep)
         int nn = 0;
         for (size_t i = 0; i < res->count; i++) {
             char name[96];
-            label(&res->rows[i], name, sizeof name);
+            label(&res->rows[i], vary, 0, name, sizeof name);
             int seen = 0;
             for (int k = 0; k < nn; k++)
                 seen |= !strcmp(names[k], name);
@@ -59,7 +86,7 @@ int plot_png(const char *path, const bench_result *res, int sweep)
         for (int k = 0; k < nn; k++) {
             for (size_t i = 0; i < res->count; i++) {
                 char name[96];
-                label(&res->rows[i], name, sizeof name);
+                label(&res->rows[i], vary, 0, name, sizeof name);
                 if (!strcmp(name, names[k]))
                     fprintf(d, "%zu %g\n", res->rows[i].rows, res->rows[i].gbps);
             }

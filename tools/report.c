@@ -22,6 +22,15 @@ static void num_or_dash(char *buf, size_t n, double v, const char *fmt)
         snprintf(buf, n, fmt, v);
 }
 
+/* The thread count of a CPU row, or "-" for a GPU row, where it does not apply. */
+static void threads_str(const bench_row *r, char *buf, size_t n)
+{
+    if (r->threads > 0)
+        snprintf(buf, n, "%d", r->threads);
+    else
+        snprintf(buf, n, "-");
+}
+
 static const char *verdict(const bench_row *r)
 {
     if (r->status != XPOSE_OK)
@@ -33,25 +42,26 @@ static void print_text(FILE *f, const bench_result *res, int md)
 {
     const char *sep = md ? " | " : "  ";
     if (md)
-        fprintf(f, "| variant | params | shape | elem | ms | GB/s | %% memcpy | speedup | spread %% | verified |\n"
-                   "|---|---|---|--:|--:|--:|--:|--:|--:|:-:|\n");
+        fprintf(f, "| variant | params | shape | elem | threads | ms | GB/s | %% memcpy | speedup | spread %% | "
+                   "verified |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|:-:|\n");
     else
-        fprintf(f, "%-14s%s%-7s%s%-16s%s%4s%s%10s%s%9s%s%8s%s%9s%s%7s%s%s\n", "variant", sep, "params", sep,
-                "shape", sep, "elem", sep, "ms", sep, "GB/s", sep, "%memcpy", sep, "speedup", sep, "spread%", sep,
-                "verified");
+        fprintf(f, "%-14s%s%-7s%s%-16s%s%4s%s%7s%s%10s%s%9s%s%8s%s%9s%s%7s%s%s\n", "variant", sep, "params", sep,
+                "shape", sep, "elem", sep, "threads", sep, "ms", sep, "GB/s", sep, "%memcpy", sep, "speedup", sep,
+                "spread%", sep, "verified");
     for (size_t i = 0; i < res->count; i++) {
         const bench_row *r = &res->rows[i];
-        char shape[48], pct[24], spd[24];
+        char shape[48], thr[16], pct[24], spd[24];
         shape_str(r, shape, sizeof shape);
+        threads_str(r, thr, sizeof thr);
         num_or_dash(pct, sizeof pct, r->pct_memcpy, "%.1f");
         num_or_dash(spd, sizeof spd, r->speedup, "%.1f");
         if (md)
-            fprintf(f, "| %s | %s | %s | %zu | %.4f | %.1f | %s | %s | %.1f | %s |\n", r->variant, r->params, shape,
-                    r->elem_size, r->ms, r->gbps, pct, spd, r->spread_pct, verdict(r));
+            fprintf(f, "| %s | %s | %s | %zu | %s | %.4f | %.1f | %s | %s | %.1f | %s |\n", r->variant, r->params,
+                    shape, r->elem_size, thr, r->ms, r->gbps, pct, spd, r->spread_pct, verdict(r));
         else
-            fprintf(f, "%-14s%s%-7s%s%-16s%s%4zu%s%10.4f%s%9.1f%s%8s%s%9s%s%7.1f%s%s\n", r->variant, sep, r->params,
-                    sep, shape, sep, r->elem_size, sep, r->ms, sep, r->gbps, sep, pct, sep, spd, sep, r->spread_pct,
-                    sep, verdict(r));
+            fprintf(f, "%-14s%s%-7s%s%-16s%s%4zu%s%7s%s%10.4f%s%9.1f%s%8s%s%9s%s%7.1f%s%s\n", r->variant, sep,
+                    r->params, sep, shape, sep, r->elem_size, sep, thr, sep, r->ms, sep, r->gbps, sep, pct, sep, spd,
+                    sep, r->spread_pct, sep, verdict(r));
         if (r->status != XPOSE_OK)
             fprintf(md ? stderr : f, "  %s: %s\n", r->variant, xpose_strerror(r->status));
     }
@@ -59,15 +69,19 @@ static void print_text(FILE *f, const bench_result *res, int md)
         fprintf(f, "%s%s\n", md ? "\n" : "", res->note);
 }
 
+/* CSV leaves the thread count of a GPU row empty (not applicable), which CSV readers take as missing. */
 static void print_csv(FILE *f, const bench_result *res)
 {
-    fprintf(f, "variant,params,backend,rows,cols,elem_size,batch,ms,gbps,pct_memcpy,speedup,spread_pct,reps,"
-               "verified,status\n");
+    fprintf(f, "variant,params,backend,rows,cols,elem_size,batch,threads,ms,gbps,pct_memcpy,speedup,spread_pct,"
+               "reps,verified,status\n");
     for (size_t i = 0; i < res->count; i++) {
         const bench_row *r = &res->rows[i];
-        fprintf(f, "%s,%s,%s,%zu,%zu,%zu,%zu,%.6f,%.3f,%.3f,%.3f,%.2f,%d,%s,%d\n", r->variant, r->params,
-                backend_name(r->backend), r->rows, r->cols, r->elem_size, r->batch, r->ms, r->gbps, r->pct_memcpy,
-                r->speedup, r->spread_pct, r->reps, r->verified ? "yes" : "no", r->status);
+        char thr[16] = "";
+        if (r->threads > 0)
+            snprintf(thr, sizeof thr, "%d", r->threads);
+        fprintf(f, "%s,%s,%s,%zu,%zu,%zu,%zu,%s,%.6f,%.3f,%.3f,%.3f,%.2f,%d,%s,%d\n", r->variant, r->params,
+                backend_name(r->backend), r->rows, r->cols, r->elem_size, r->batch, thr, r->ms, r->gbps,
+                r->pct_memcpy, r->speedup, r->spread_pct, r->reps, r->verified ? "yes" : "no", r->status);
     }
 }
 
@@ -88,6 +102,7 @@ static void print_json(FILE *f, const bench_result *res)
                    "\"cols\": %zu, \"elem_size\": %zu, \"batch\": %zu, ",
                 i ? "," : "", r->variant, r->params, backend_name(r->backend), r->rows, r->cols, r->elem_size,
                 r->batch);
+        json_num(f, "threads", r->threads > 0 ? r->threads : -1, ", "); /* null for a GPU row */
         json_num(f, "ms", r->ms, ", ");
         json_num(f, "gbps", r->gbps, ", ");
         json_num(f, "pct_memcpy", r->pct_memcpy, ", ");
