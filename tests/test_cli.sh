@@ -56,6 +56,15 @@ usage_error "threads list, repeated" -- "$X" bench --threads 2,2 --size 64 --bac
 usage_error "threads list, too many" -- "$X" bench --threads 1,2,3,4,5,6,7,8,9 --size 64 --backend cpu --reps 1
 usage_error "threads list with --op reduce" -- "$X" bench --op reduce --threads 1,2 --n 1000 --backend cpu --reps 1
 expect 2 "list with junk" -- "$X" list --junk
+# CPU rows are timed cold (a read of twice the last-level cache between runs) unless --warm; the output says which.
+cold=$("$X" bench --size 64 --backend cpu --variants cpu-fast --reps 2)
+warm=$("$X" bench --size 64 --backend cpu --variants cpu-fast --reps 2 --warm)
+if printf '%s\n' "$cold" | grep -q "CPU rows timed cold: a [0-9]* MiB read" &&
+    ! printf '%s\n' "$warm" | grep -q "timed cold" && printf '%s\n' "$warm" | grep -q "^cpu-fast "; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL: cold/warm CPU timing note: cold='$cold' warm='$warm'"
+fi
 expect 0 "help" -- "$X" --help
 expect 0 "bench help" -- "$X" bench --help
 expect 0 "list" -- "$X" list

@@ -144,6 +144,8 @@ void bench_usage(FILE *f)
           "  --threads T[,T...]    CPU threads (default: all); a list (up to 8) runs every CPU variant once per\n"
           "                        count and GPU variants once; --op reduce takes one count\n"
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); the median is reported\n"
+          "  --warm                CPU rows without the cache flush between timed runs (a read of twice the\n"
+          "                        last-level cache); GPU rows always flush the L2\n"
           "  --seed S              random data seed\n"
           "  --format table|csv|json|md\n"
           "  --plot FILE.png       draw the results with gnuplot\n",
@@ -172,7 +174,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         }
         memcpy(key, a, klen);
         key[klen] = '\0';
-        int flag = !strcmp(key, "--sweep") || !strcmp(key, "--peers") || !strcmp(key, "--help");
+        int flag = !strcmp(key, "--sweep") || !strcmp(key, "--peers") || !strcmp(key, "--warm") || !strcmp(key, "--help");
         if (!flag) {
             if (eq)
                 v = eq + 1;
@@ -191,6 +193,8 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
             o->sweep = 1;
         else if (!strcmp(key, "--peers"))
             o->peers = 1;
+        else if (!strcmp(key, "--warm"))
+            o->warm = 1;
         else if (!strcmp(key, "--size")) {
             st = parse_list("--size", v, 1, SIZE_MAX, o->sizes, &o->nsizes);
             o->rows = o->cols = o->sizes[0]; /* one value: exactly the old --size N, and presets see it */

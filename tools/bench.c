@@ -177,7 +177,7 @@ static void fill_row_head(bench_row *row, const xpose_variant_info *v, const xpo
 
 /* Runs one CPU variant: poison, run, compare in full with the reference, then time. */
 static void time_cpu(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
-                     void *out, size_t dst_bytes, int reps, bench_row *row)
+                     void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
 {
     xv_poison(out, dst_bytes);
     row->status = xpose_transpose_variant(id, lay, src, out);
@@ -193,6 +193,8 @@ static void time_cpu(const char *id, const xpose_layout *lay, const void *src, c
     double budget_end = now_ms() + 5000; /* slow rows stop after 3 runs once 5 s are spent */
     int k = 0;
     while (k < reps) {
+        if (flush)
+            cpu_flush(); /* outside the timed span: no run is timed from cache (cpu_flush.c) */
         double t0 = now_ms();
         int st = xpose_transpose_variant(id, lay, src, out);
         t[k++] = now_ms() - t0;
@@ -340,7 +342,7 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     const void *want = copy ? (const void *)d->src : (const void *)d->ref;
     size_t cmp = copy ? d->dense_bytes : d->db;
     if (v->backend == XPOSE_BACKEND_CPU)
-        time_cpu(id, vl, d->src, want, cmp, d->out, d->db, reps, row);
+        time_cpu(id, vl, d->src, want, cmp, d->out, d->db, reps, !o->warm, row);
     else
         gpu_time_variant(id, vl, want, cmp, reps, row);
     return 0;
@@ -475,11 +477,23 @@ int cmd_bench(int argc, char **argv)
     for (int i = 0; i < ns; i++)
         if ((st = check_shape(&o, shapes[i])) != 0)
             return st;
+    /* CPU rows (cpu-naive is one unless --peers) are timed from memory, not from cache, unless --warm. */
+    if ((any_cpu || !o.peers) && !o.warm) {
+        size_t flush = cpu_flush_init(), used = strlen(res.note);
+        if (flush)
+            snprintf(res.note + used, sizeof res.note - used, "%sCPU rows timed cold: a %zu MiB read (twice the "
+                     "last-level cache) between runs; --warm skips it", used ? "; " : "", flush >> 20);
+        else
+            snprintf(res.note + used, sizeof res.note - used, "%sCPU caches not flushed between runs: no memory for "
+                     "the flush buffer", used ? "; " : "");
+    }
     for (int i = 0; i < ns; i++)
         if ((st = run_shape(&o, &sel, shapes[i], gpu, &tp, &res)) != 0) {
+            cpu_flush_free();
             free(res.rows);
             return st;
         }
+    cpu_flush_free();
     relate_rows(&res);
     report(stdout, o.format, &res, &o);
     int bad = 0;

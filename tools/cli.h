@@ -28,6 +28,7 @@ typedef struct bench_opts {
     const char *preset;       /* seed000, seed001, seed002, seed004 */
     const char *plot;         /* PNG path or NULL */
     int reps, sweep, peers;
+    int warm;                 /* --warm: CPU rows timed without evicting the caches between runs */
     size_t sweep_max;
     op_choice op;
     out_format format;
@@ -62,6 +63,11 @@ int parse_size(const char *what, const char *s, size_t *out);
 void time_stats(double *samples, int n, double *median, double *spread_pct);
 double now_ms(void);
 void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
+
+/* cpu_flush.c: a buffer twice the last-level cache, read between timed CPU runs. init returns its size (0: none). */
+size_t cpu_flush_init(void);
+void cpu_flush(void);
+void cpu_flush_free(void);
 
 /* bench.c, bench_reduce.c */
 int bench_reduce(const bench_opts *o, bench_result *res);
