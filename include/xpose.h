@@ -92,6 +92,7 @@ typedef struct xpose_variant_info {
     xpose_family family;
     unsigned elem_sizes;    /* bit k set: element size 2^k bytes supported (transpose, copy) */
     int available;          /* 1 when it can run here now */
+    int threaded;           /* CPU: 1 when it runs on xpose_get_threads() threads, 0 on one; GPU: 0 */
     const char *why_not;    /* when unavailable: why, in a few words */
 } xpose_variant_info;
 

@@ -45,6 +45,21 @@ static void sel_add(selection *s, int i, int implicit)
     }
 }
 
+/* Drops the variants that cannot run here (a peer whose library was not found at build time): for the lists the
+ * bench makes up itself, where a missing optional peer is not an error (`xpose list` says why it is missing). */
+static void sel_drop_unavailable(selection *s)
+{
+    int n = 0;
+    for (int k = 0; k < s->n; k++) {
+        xpose_variant_info v;
+        if (xpose_variant_get(s->idx[k], &v) == XPOSE_OK && v.available) {
+            s->idx[n] = s->idx[k];
+            s->implicit[n++] = s->implicit[k];
+        }
+    }
+    s->n = n;
+}
+
 /* A token is "name" (every parameter set of it) or "name/params" (one). */
 static int select_token(selection *s, const char *tok)
 {
@@ -107,8 +122,8 @@ static void select_default(selection *s, const bench_opts *o, int gpu)
 {
     xpose_variant_info v;
     for (int i = 0; i < xpose_variant_count(); i++)
-        if (xpose_variant_get(i, &v) == XPOSE_OK && v.family != XPOSE_FAMILY_REDUCE &&
-            wants_backend(o, v.backend, gpu))
+        if (xpose_variant_get(i, &v) == XPOSE_OK && v.family != XPOSE_FAMILY_REDUCE && v.available &&
+            wants_backend(o, v.backend, gpu)) /* an optional peer not built here is left out, not failed */
             sel_add(s, i, 0);
 }
 
@@ -162,7 +177,8 @@ void row_name(bench_row *row, const xpose_variant_info *v)
     snprintf(row->params, sizeof row->params, "%s", v->params);
     row->backend = v->backend;
     row->family = v->family;
-    row->threads = v->backend == XPOSE_BACKEND_CPU ? xpose_get_threads() : 0;
+    row->pass_threads = v->backend == XPOSE_BACKEND_CPU ? xpose_get_threads() : 0;
+    row->threads = v->threaded ? row->pass_threads : v->backend == XPOSE_BACKEND_CPU; /* one-thread variants: 1 */
 }
 
 static void fill_row_head(bench_row *row, const xpose_variant_info *v, const xpose_layout *lay)
@@ -190,19 +206,20 @@ static void time_cpu(const char *id, const xpose_layout *lay, const void *src, c
         row->status = XPOSE_ERR_NO_MEMORY;
         return;
     }
-    double budget_end = now_ms() + 5000; /* slow rows stop after 3 runs once 5 s are spent */
+    double timed = 0; /* slow rows stop after 3 runs once 5 s have been timed (flushes not counted) */
     int k = 0;
     while (k < reps) {
         if (flush)
             cpu_flush(); /* outside the timed span: no run is timed from cache (cpu_flush.c) */
         double t0 = now_ms();
         int st = xpose_transpose_variant(id, lay, src, out);
-        t[k++] = now_ms() - t0;
+        t[k] = now_ms() - t0;
+        timed += t[k++];
         if (st != XPOSE_OK) {
             row->status = st;
             break;
         }
-        if (k >= 3 && now_ms() > budget_end)
+        if (k >= 3 && timed > 5000)
             break;
     }
     row->reps = k;
@@ -210,17 +227,17 @@ static void time_cpu(const char *id, const xpose_layout *lay, const void *src, c
     free(t);
 }
 
-/* Whether row b can be a reference for row a: same shape, element size and batch, and for a CPU row the same
- * thread count, so that a ratio compares like with like. */
-static int same_setup(const bench_row *a, const bench_row *b)
+/* Whether row b is of row a's setup: same shape, element size and batch, and b has a time. */
+static int same_shape(const bench_row *a, const bench_row *b)
 {
     return b->status == XPOSE_OK && b->ms > 0 && b->rows == a->rows && b->cols == a->cols &&
-           b->elem_size == a->elem_size && b->batch == a->batch &&
-           (a->backend != XPOSE_BACKEND_CPU || b->threads == a->threads);
+           b->elem_size == a->elem_size && b->batch == a->batch;
 }
 
-/* Fills % of memcpy (the same backend's copy row) and speedup (the cpu-naive row) from the reference rows of
- * the same setup. A GPU row has one cpu-naive row per --threads value to choose from: it takes the first. */
+/* Fills % of memcpy and speedup. % of memcpy: the same backend's copy row of the same shape, for a CPU row also of
+ * the same --threads pass, so that a ratio compares like with like (a one-thread variant, timed in the first pass,
+ * against that pass's copy). Speedup: the shape's cpu-naive row, which runs on one thread in every pass. A row that
+ * failed has neither. */
 static void relate_rows(bench_result *r)
 {
     for (size_t i = 0; i < r->count; i++) {
@@ -229,11 +246,14 @@ static void relate_rows(bench_result *r)
     }
     for (size_t i = 0; i < r->count; i++) {
         bench_row *a = &r->rows[i];
+        if (a->status != XPOSE_OK || a->ms <= 0)
+            continue;
         for (size_t j = 0; j < r->count; j++) {
             const bench_row *b = &r->rows[j];
-            if (!same_setup(a, b))
+            if (!same_shape(a, b))
                 continue;
-            if (a->pct_memcpy < 0 && b->family == XPOSE_FAMILY_COPY && b->backend == a->backend)
+            if (a->pct_memcpy < 0 && b->family == XPOSE_FAMILY_COPY && b->backend == a->backend &&
+                b->pass_threads == a->pass_threads)
                 a->pct_memcpy = 100.0 * b->ms / a->ms;
             if (a->speedup < 0 && !strcmp(b->variant, "cpu-naive"))
                 a->speedup = b->ms / a->ms;
@@ -262,7 +282,8 @@ typedef struct shape_data {
 
 /* Rejects a shape whose leading dimensions are too small or that cannot fit in host memory: checked for every
  * shape before any runs, so that a bad last entry of a --size list does not cost the earlier ones' time. */
-static int check_shape(const bench_opts *o, shape sh)
+/* extra: other host memory the run holds at the same time (the CPU cache-flush buffer). */
+static int check_shape(const bench_opts *o, shape sh, size_t extra)
 {
     if ((o->ld_src && o->ld_src < sh.cols) || (o->ld_dst && o->ld_dst < sh.rows)) {
         fprintf(stderr, "xpose: --ld-src must be >= cols and --ld-dst >= rows (%zux%zu)\n", sh.rows, sh.cols);
@@ -271,7 +292,7 @@ static int check_shape(const bench_opts *o, shape sh)
     /* Estimated in floating point first, so that absurd sizes cannot wrap the byte counts. */
     double b = (double)(o->batch ? o->batch : 1), es = (double)sh.es;
     double need = b * es * ((double)sh.rows * (double)(o->ld_src ? o->ld_src : sh.cols) +
-                            2.0 * (double)sh.cols * (double)(o->ld_dst ? o->ld_dst : sh.rows));
+                            2.0 * (double)sh.cols * (double)(o->ld_dst ? o->ld_dst : sh.rows)) + (double)extra;
     if (need > 0.85 * (double)phys_bytes()) {
         fprintf(stderr, "xpose: %zux%zu with %zu-byte elements needs %.1f GiB of host memory; this machine has "
                         "%.1f GiB\n", sh.rows, sh.cols, sh.es, need / 1073741824.0,
@@ -349,7 +370,8 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
 }
 
 /* Runs the selection on one shape, once per thread count: the first pass runs every variant, later passes only
- * the CPU ones (a GPU row does not depend on the CPU's threads), so with one count the order is the selection's. */
+ * the CPU ones that use the threads (a GPU row, cpu-naive or OpenBLAS's omatcopy would repeat the first pass's run),
+ * so with one count the order is the selection's. */
 static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gpu, const thread_plan *tp,
                      bench_result *res)
 {
@@ -367,6 +389,8 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gp
                 continue; /* this variant does not take this element size */
             if (v.backend == XPOSE_BACKEND_CUDA && (!gpu || p > 0))
                 continue;
+            if (p > 0 && !v.threaded)
+                continue; /* runs on one thread in every pass: timed once, in the first */
             st = run_variant(o, &v, sel->implicit[k], &d, res);
         }
     }
@@ -449,9 +473,11 @@ int cmd_bench(int argc, char **argv)
     }
     if (o.variants && (st = select_list(&sel, o.variants)) != 0)
         return st;
-    if (o.peers && !o.variants &&
-        (st = select_list(&sel, gpu && o.backend != BE_CPU ? "fast,cublas-geam,memcpy" : "cpu-fast,cpu-openblas,cpu-memcpy")) != 0)
-        return st;
+    if (o.peers && !o.variants) {
+        if ((st = select_list(&sel, gpu && o.backend != BE_CPU ? "fast,cublas-geam,memcpy" : "cpu-fast,cpu-openblas,cpu-memcpy")) != 0)
+            return st;
+        sel_drop_unavailable(&sel);
+    }
     if (sel.n == 0)
         select_default(&sel, &o, gpu);
     /* The references every row is stated against: cpu-naive (speedup) and memcpy of each backend. */
@@ -474,25 +500,21 @@ int cmd_bench(int argc, char **argv)
 
     shape shapes[64];
     int ns = plan_shapes(&o, gpu && any_gpu, shapes, 64);
-    for (int i = 0; i < ns; i++)
-        if ((st = check_shape(&o, shapes[i])) != 0)
-            return st;
     /* CPU rows (cpu-naive is one unless --peers) are timed from memory, not from cache, unless --warm. */
-    if ((any_cpu || !o.peers) && !o.warm) {
-        size_t flush = cpu_flush_init(), used = strlen(res.note);
-        if (flush)
-            snprintf(res.note + used, sizeof res.note - used, "%sCPU rows timed cold: a %zu MiB read (twice the "
-                     "last-level cache) between runs; --warm skips it", used ? "; " : "", flush >> 20);
-        else
-            snprintf(res.note + used, sizeof res.note - used, "%sCPU caches not flushed between runs: no memory for "
-                     "the flush buffer", used ? "; " : "");
-    }
+    int cpu_rows = any_cpu || !o.peers, cold = cpu_rows && !o.warm;
+    for (int i = 0; i < ns; i++)
+        if ((st = check_shape(&o, shapes[i], cold ? cpu_flush_size() : 0)) != 0)
+            return st;
+    if (cold)
+        cpu_flush_init();
     for (int i = 0; i < ns; i++)
         if ((st = run_shape(&o, &sel, shapes[i], gpu, &tp, &res)) != 0) {
             cpu_flush_free();
             free(res.rows);
             return st;
         }
+    if (cpu_rows)
+        cpu_flush_note(res.note, sizeof res.note, cold);
     cpu_flush_free();
     relate_rows(&res);
     report(stdout, o.format, &res, &o);

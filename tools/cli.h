@@ -42,6 +42,7 @@ typedef struct bench_row {
     xpose_family family;
     size_t rows, cols, elem_size, batch;
     int threads;              /* CPU threads it ran with; 0 for GPU rows (not applicable) */
+    int pass_threads;         /* CPU: the library's thread setting when it ran (its --threads pass) */
     double bytes;             /* bytes read + written by one run */
     double ms, spread_pct;    /* median time; (p90 - p10) / median over the repetitions */
     double gbps, pct_memcpy, speedup;  /* pct/speedup < 0: no reference row in this run */
@@ -51,7 +52,7 @@ typedef struct bench_row {
 typedef struct bench_result {
     bench_row *rows;
     size_t count, cap;
-    char note[256];           /* e.g. why GPU variants were skipped */
+    char note[512];           /* e.g. why GPU variants were skipped; how CPU rows were timed */
 } bench_result;
 
 /* args.c */
@@ -64,9 +65,12 @@ void time_stats(double *samples, int n, double *median, double *spread_pct);
 double now_ms(void);
 void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
 
-/* cpu_flush.c: a buffer twice the last-level cache, read between timed CPU runs. init returns its size (0: none). */
+/* cpu_flush.c: a buffer twice the last-level cache, read between timed CPU runs. init returns its size (0: none);
+ * size: what init would take, for the memory check; note: how the CPU rows were timed, appended to a run's note. */
+size_t cpu_flush_size(void);
 size_t cpu_flush_init(void);
 void cpu_flush(void);
+void cpu_flush_note(char *note, size_t n, int cold);
 void cpu_flush_free(void);
 
 /* bench.c, bench_reduce.c */

@@ -7,6 +7,7 @@
 
 static unsigned char *flush_buf;
 static size_t flush_bytes;
+static long flush_count; /* reads since init: the note states it, so a test can see that the runs were flushed */
 
 /* Twice the last-level cache (sysconf's L3, else L2, else 64 MiB), so that reading it leaves nothing of the previous
  * run in any level. Without it a matrix the L3 holds is timed from L3: on the 2-core CI VM (260 MiB of L3) a warm
@@ -18,12 +19,18 @@ static size_t last_level_cache(void)
     return l3 > 0 ? (size_t)l3 : l2 > 0 ? (size_t)l2 : (size_t)64 << 20;
 }
 
+size_t cpu_flush_size(void)
+{
+    size_t want = 2 * last_level_cache(), cap = (size_t)2 << 30;
+    return want < cap ? want : cap;
+}
+
 size_t cpu_flush_init(void)
 {
     if (flush_buf)
         return flush_bytes;
-    size_t want = 2 * last_level_cache(), cap = (size_t)2 << 30;
-    flush_bytes = want < cap ? want : cap;
+    flush_count = 0;
+    flush_bytes = cpu_flush_size();
     flush_buf = host_big_alloc(flush_bytes);
     if (!flush_buf) {
         flush_bytes = 0;
@@ -38,8 +45,24 @@ size_t cpu_flush_init(void)
 void cpu_flush(void)
 {
     long long sum;
-    if (flush_buf)
-        (void)xpose_reduce(XPOSE_BACKEND_CPU, XPOSE_SUM, XPOSE_I64, flush_buf, flush_bytes / 8, &sum);
+    if (flush_buf && xpose_reduce(XPOSE_BACKEND_CPU, XPOSE_SUM, XPOSE_I64, flush_buf, flush_bytes / 8, &sum) == XPOSE_OK)
+        flush_count++;
+}
+
+/* Appends to `note` how the CPU rows were timed; `cold`: a flush was wanted (no --warm). */
+void cpu_flush_note(char *note, size_t n, int cold)
+{
+    size_t used = strlen(note);
+    const char *sep = used ? "; " : "";
+    if (used >= n)
+        return;
+    if (!cold)
+        snprintf(note + used, n - used, "%sCPU rows timed warm (--warm): no cache flush between runs", sep);
+    else if (flush_buf)
+        snprintf(note + used, n - used, "%sCPU rows timed cold: a %zu MiB read (twice the last-level cache) before "
+                 "each of the %ld timed runs; --warm skips it", sep, flush_bytes >> 20, flush_count);
+    else
+        snprintf(note + used, n - used, "%sCPU caches not flushed between runs: no memory for the flush buffer", sep);
 }
 
 void cpu_flush_free(void)

@@ -14,12 +14,14 @@ typedef struct varies {
 static varies what_varies(const bench_result *res)
 {
     varies v = {0, 0, 0};
-    const bench_row *a = res->count ? &res->rows[0] : NULL;
-    for (size_t i = 1; i < res->count; i++) {
+    const bench_row *a = res->count ? &res->rows[0] : NULL, *cpu = NULL; /* cpu: the first CPU row */
+    for (size_t i = 0; i < res->count; i++) {
         const bench_row *b = &res->rows[i];
         v.shape |= b->rows != a->rows || b->cols != a->cols;
         v.elem |= b->elem_size != a->elem_size;
-        v.threads |= b->threads != a->threads && b->threads > 0 && a->threads > 0;
+        if (b->threads > 0 && !cpu)
+            cpu = b;
+        v.threads |= b->threads > 0 && b->threads != cpu->threads; /* GPU rows (0) have no count to differ */
     }
     return v;
 }

@@ -83,11 +83,13 @@ static void print_csv(FILE *f, const bench_result *res)
                 backend_name(r->backend), r->rows, r->cols, r->elem_size, r->batch, thr, r->ms, r->gbps,
                 r->pct_memcpy, r->speedup, r->spread_pct, r->reps, r->verified ? "yes" : "no", r->status);
     }
+    if (res->note[0])
+        fprintf(f, "# %s\n", res->note); /* a comment line (pandas: comment='#'), after the rows */
 }
 
 static void json_num(FILE *f, const char *key, double v, const char *tail)
 {
-    if (v < 0)
+    if (v < 0 || v != v || v > 1e300) /* none, NaN or infinite: JSON has no such numbers */
         fprintf(f, "\"%s\": null%s", key, tail);
     else
         fprintf(f, "\"%s\": %.6g%s", key, v, tail);

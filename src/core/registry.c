@@ -81,6 +81,7 @@ int xpose_variant_get(int i, xpose_variant_info *info)
     info->elem_sizes = v->family == XPOSE_FAMILY_REDUCE ? 0u : v->elem_sizes;
     info->available = 1;
     info->why_not = "";
+    info->threaded = v->backend == XPOSE_BACKEND_CPU && !v->one_thread;
     int built = v->family == XPOSE_FAMILY_REDUCE ? v->reduce != NULL : v->transpose != NULL;
     if (v->backend == XPOSE_BACKEND_CUDA) {
         int st = built ? xp_cuda_probe() : XPOSE_ERR_NOT_BUILT;

@@ -61,6 +61,7 @@ typedef struct xp_variant {
     unsigned elem_sizes;      /* bit k: element size 2^k; ignored for reductions */
     xp_transpose_fn transpose;  /* transpose and copy families; NULL where the backend is not built */
     xp_reduce_fn reduce;        /* reduce family */
+    int one_thread;             /* CPU: runs on one thread whatever xpose_set_threads says */
 } xp_variant;
 
 typedef struct xp_variant_table {

@@ -9,9 +9,9 @@
 
 static const xp_variant rows[] = {
     {"cpu-fast", "", "threads over L1 tiles, SIMD register transposes, streaming stores past the caches",
-     XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_ALL, xp_cpu_fast, NULL},
+     XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_ALL, xp_cpu_fast, NULL, 0},
     {"cpu-openblas", "", "OpenBLAS cblas_?omatcopy (row-major, transposed): the CPU library peer", XPOSE_BACKEND_CPU,
-     XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL},
+     XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL, 1}, /* ?omatcopy is not threaded */
 };
 
 const xp_variant_table xp_cpu_fast_table = {rows, XP_COUNT_OF(rows)};

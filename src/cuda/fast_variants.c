@@ -3,7 +3,7 @@
 
 #define FAST_ROW(params, band, flags, about)                                                                \
     {"fast", params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, band, flags, XP_ELEM_ALL,          \
-     XP_CUDA_FN(xp_cuda_fast), NULL}
+     XP_CUDA_FN(xp_cuda_fast), NULL, 0}
 
 static const xp_variant rows[] = {
     /* Tiles walked down one tile column at a time measured best for every element size (docs/notes/fast-v8-*),

@@ -3,7 +3,7 @@
 #include "ladder.h"
 
 #define LADDER(name, params, p0, p1, fn, about) \
-    {name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, p0, p1, XP_ELEM_ALL, XP_CUDA_FN(fn), NULL}
+    {name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, p0, p1, XP_ELEM_ALL, XP_CUDA_FN(fn), NULL, 0}
 
 /* What each step changes over the one before it. */
 #define NAIVE_WRITE "threads walk the destination: coalesced writes, strided reads"
