@@ -45,6 +45,15 @@ static void sel_add(selection *s, int i, int implicit)
     }
 }
 
+static int sel_has_backend(const selection *s, xpose_backend b)
+{
+    xpose_variant_info v;
+    for (int k = 0; k < s->n; k++)
+        if (xpose_variant_get(s->idx[k], &v) == XPOSE_OK && v.backend == b)
+            return 1;
+    return 0;
+}
+
 /* Drops the variants that cannot run here (a peer whose library was not found at build time): for the lists the
  * bench makes up itself, where a missing optional peer is not an error (`xpose list` says why it is missing). */
 static void sel_drop_unavailable(selection *s)
@@ -191,6 +200,20 @@ static void fill_row_head(bench_row *row, const xpose_variant_info *v, const xpo
     row->bytes = 2.0 * (double)lay->rows * (double)lay->cols * (double)lay->elem_size * (double)row->batch;
 }
 
+/* One CPU transpose call, as time_cpu_runs calls it. */
+typedef struct transpose_run {
+    const char *id;
+    const xpose_layout *lay;
+    const void *src;
+    void *out;
+} transpose_run;
+
+static int run_transpose(void *ctx)
+{
+    const transpose_run *r = ctx;
+    return xpose_transpose_variant(r->id, r->lay, r->src, r->out);
+}
+
 /* Runs one CPU variant: poison, run, compare in full with the reference, then time. */
 static void time_cpu(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
@@ -201,30 +224,8 @@ static void time_cpu(const char *id, const xpose_layout *lay, const void *src, c
         return;
     size_t first;
     row->verified = xv_compare(out, want, cmp_bytes, &first) == 0;
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    if (!t) {
-        row->status = XPOSE_ERR_NO_MEMORY;
-        return;
-    }
-    double timed = 0; /* slow rows stop after 3 runs once 5 s have been timed (flushes not counted) */
-    int k = 0;
-    while (k < reps) {
-        if (flush)
-            cpu_flush(); /* outside the timed span: no run is timed from cache (cpu_flush.c) */
-        double t0 = now_ms();
-        int st = xpose_transpose_variant(id, lay, src, out);
-        t[k] = now_ms() - t0;
-        timed += t[k++];
-        if (st != XPOSE_OK) {
-            row->status = st;
-            break;
-        }
-        if (k >= 3 && timed > 5000)
-            break;
-    }
-    row->reps = k;
-    time_stats(t, k, &row->ms, &row->spread_pct);
-    free(t);
+    transpose_run r = {id, lay, src, out};
+    time_cpu_runs(run_transpose, &r, reps, flush, row);
 }
 
 /* Whether row b is of row a's setup: same shape, element size and batch, and b has a time. */
@@ -481,16 +482,10 @@ int cmd_bench(int argc, char **argv)
     if (sel.n == 0)
         select_default(&sel, &o, gpu);
     /* The references every row is stated against: cpu-naive (speedup) and memcpy of each backend. */
-    int any_gpu = 0, any_cpu = 0;
-    for (int k = 0; k < sel.n; k++) {
-        xpose_variant_info v;
-        xpose_variant_get(sel.idx[k], &v);
-        any_gpu |= v.backend == XPOSE_BACKEND_CUDA;
-        any_cpu |= v.backend == XPOSE_BACKEND_CPU;
-    }
+    int any_gpu = sel_has_backend(&sel, XPOSE_BACKEND_CUDA), any_cpu = sel_has_backend(&sel, XPOSE_BACKEND_CPU);
     /* Say why the GPU is missing when GPU rows were asked for, or could have been (no --backend cpu). */
     if (!gpu && (any_gpu || o.backend != BE_CPU))
-        snprintf(res.note, sizeof res.note, "GPU variants skipped: %s", why);
+        note_add(&res, "GPU variants skipped: %s", why);
     if (!o.peers)
         sel_add(&sel, xpose_variant_find("cpu-naive"), 1);
     if (any_cpu)
@@ -500,8 +495,8 @@ int cmd_bench(int argc, char **argv)
 
     shape shapes[64];
     int ns = plan_shapes(&o, gpu && any_gpu, shapes, 64);
-    /* CPU rows (cpu-naive is one unless --peers) are timed from memory, not from cache, unless --warm. */
-    int cpu_rows = any_cpu || !o.peers, cold = cpu_rows && !o.warm;
+    /* CPU rows (the references included) are timed from memory, not from cache, unless --warm. */
+    int cpu_rows = sel_has_backend(&sel, XPOSE_BACKEND_CPU), cold = cpu_rows && !o.warm;
     for (int i = 0; i < ns; i++)
         if ((st = check_shape(&o, shapes[i], cold ? cpu_flush_size() : 0)) != 0)
             return st;
@@ -514,7 +509,7 @@ int cmd_bench(int argc, char **argv)
             return st;
         }
     if (cpu_rows)
-        cpu_flush_note(res.note, sizeof res.note, cold);
+        cpu_flush_note(&res, cold);
     cpu_flush_free();
     relate_rows(&res);
     report(stdout, o.format, &res, &o);

@@ -121,41 +121,33 @@ static void row_head(bench_row *row, const xpose_variant_info *v, const job *j)
     row->bytes = (v->family == XPOSE_FAMILY_REDUCE ? 1.0 : 2.0) * (double)j->n * (double)j->es;
 }
 
-static void finish_times(double *t, int k, bench_row *row)
+/* One CPU call of a reduce-bench row: the reduction, or the copy of the same bytes (the memcpy reference). */
+typedef struct cpu_call {
+    const char *id;
+    const job *j;
+    int copy;
+    xpose_layout lay; /* the copy's: 1 x n */
+    void *copy_dst;
+    uint64_t got;     /* the reduction's result */
+} cpu_call;
+
+static int run_cpu_call(void *ctx)
 {
-    row->reps = k;
-    time_stats(t, k, &row->ms, &row->spread_pct);
+    cpu_call *c = ctx;
+    return c->copy ? xpose_transpose_variant(c->id, &c->lay, c->j->host, c->copy_dst)
+                   : xpose_reduce_variant(c->id, c->j->op, c->j->type, c->j->host, c->j->n, &c->got);
 }
 
-/* CPU rows: one checked run, then timed ones (a slow row stops after 3 once 5 s are spent). */
+/* CPU rows: one checked run, then timed ones (time_cpu_runs). */
 static void time_cpu(const char *id, const job *j, void *copy_dst, bench_row *row)
 {
-    int copy = row->family == XPOSE_FAMILY_COPY;
-    xpose_layout lay = {1, j->n, j->es, 0, 0, 0, 0, 0};
-    uint64_t got = 0xA7A7A7A7A7A7A7A7ull;
-    row->status = copy ? xpose_transpose_variant(id, &lay, j->host, copy_dst)
-                       : xpose_reduce_variant(id, j->op, j->type, j->host, j->n, &got);
+    cpu_call c = {id, j, row->family == XPOSE_FAMILY_COPY, {1, j->n, j->es, 0, 0, 0, 0, 0}, copy_dst,
+                  0xA7A7A7A7A7A7A7A7ull};
+    row->status = run_cpu_call(&c);
     if (row->status != XPOSE_OK)
         return;
-    row->verified = copy ? !memcmp(copy_dst, j->host, j->n * j->es) : xr_accepts(j->type, &j->want, &got);
-    double *t = malloc(sizeof(double) * (size_t)j->reps);
-    if (!t) {
-        row->status = XPOSE_ERR_NO_MEMORY;
-        return;
-    }
-    int k = 0;
-    double timed = 0; /* flushes not counted */
-    while (k < j->reps && row->status == XPOSE_OK && (k < 3 || timed < 5000)) {
-        if (j->flush)
-            cpu_flush(); /* outside the timed span: no run finds its input in cache (cpu_flush.c) */
-        double t0 = now_ms();
-        row->status = copy ? xpose_transpose_variant(id, &lay, j->host, copy_dst)
-                           : xpose_reduce_variant(id, j->op, j->type, j->host, j->n, &got);
-        t[k] = now_ms() - t0;
-        timed += t[k++];
-    }
-    finish_times(t, k, row);
-    free(t);
+    row->verified = c.copy ? !memcmp(copy_dst, j->host, j->n * j->es) : xr_accepts(j->type, &j->want, &c.got);
+    time_cpu_runs(run_cpu_call, &c, j->reps, j->flush, row);
 }
 
 #ifdef XPOSE_HAVE_CUDA
@@ -255,8 +247,10 @@ static void time_gpu(const char *id, const job *j, const gpu_side *g, bench_row 
         t[k] = ms;
     }
     row->status = st;
-    if (st == XPOSE_OK)
-        finish_times(t, k, row);
+    if (st == XPOSE_OK) {
+        row->reps = k;
+        time_stats(t, k, &row->ms, &row->spread_pct);
+    }
     free(t);
 }
 #endif
@@ -313,7 +307,7 @@ static void run_rows(const bench_opts *o, const pick *p, int gpu, job *j, bench_
     memset(&g, 0, sizeof g);
     if (any_gpu && gpu_setup(&g, j) != XPOSE_OK) {
         fprintf(stderr, "xpose: cannot place %zu elements (and a copy) on the GPU; GPU rows skipped\n", j->n);
-        snprintf(res->note, sizeof res->note, "GPU rows skipped: not enough device memory");
+        note_add(res, "GPU rows skipped: not enough device memory");
         any_gpu = 0;
     }
 #endif
@@ -347,7 +341,7 @@ static void run_rows(const bench_opts *o, const pick *p, int gpu, job *j, bench_
         gpu_free(&g);
 #endif
     if (any_cpu)
-        cpu_flush_note(res->note, sizeof res->note, !o->warm);
+        cpu_flush_note(res, !o->warm);
     cpu_flush_free();
     free(host_dst);
 }
@@ -379,21 +373,12 @@ int bench_reduce(const bench_opts *o, bench_result *res)
     xr_fill(j.type, XR_UNIFORM, host, j.n, o->seed);
     xr_expected(j.op, j.type, host, j.n, &j.want);
     j.host = host;
+    /* What the columns mean first; run_rows adds skipped GPU rows and how the CPU rows were timed. */
+    note_add(res, "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the same "
+             "bytes, this run; speedup: over cpu-reduce%s%.60s", op_names[j.op], o->type_name ? o->type_name : "float",
+             j.n, gpu || o->backend == BE_CPU ? "" : "; GPU rows skipped: ", gpu || o->backend == BE_CPU ? "" : why);
     run_rows(o, &p, gpu, &j, res);
     relate(res);
-    char head[320], rest[sizeof res->note];
-    snprintf(head, sizeof head,
-             "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the "
-             "same bytes, this run; speedup: over cpu-reduce%s%.60s",
-             op_names[j.op], o->type_name ? o->type_name : "float", j.n,
-             gpu || o->backend == BE_CPU ? "" : "; GPU rows skipped: ", gpu || o->backend == BE_CPU ? "" : why);
-    memcpy(rest, res->note, sizeof rest); /* what run_rows noted: skipped GPU rows, how CPU rows were timed */
-    snprintf(res->note, sizeof res->note, "%s", head);
-    size_t used = strlen(res->note), more = strlen(rest);
-    if (more && used + 2 + more < sizeof res->note) {
-        memcpy(res->note + used, "; ", 2);
-        memcpy(res->note + used + 2, rest, more + 1);
-    }
     report(stdout, o->format, res, o);
     int bad = 0;
     for (size_t i = 0; i < res->count; i++)

@@ -70,8 +70,11 @@ void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed
 size_t cpu_flush_size(void);
 size_t cpu_flush_init(void);
 void cpu_flush(void);
-void cpu_flush_note(char *note, size_t n, int cold);
+void cpu_flush_note(bench_result *r, int cold);
 void cpu_flush_free(void);
+
+/* stats.c: the CPU rows' timing loop, run(ctx) up to `reps` times into row, each after a cache flush if asked. */
+void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
 
 /* bench.c, bench_reduce.c */
 int bench_reduce(const bench_opts *o, bench_result *res);
@@ -81,7 +84,8 @@ bench_row *result_add(bench_result *r);
  * the library runs it with now (xpose_get_threads). */
 void row_name(bench_row *row, const xpose_variant_info *v);
 
-/* report.c */
+/* report.c. note_add: appends a remark to the run's note (printed under the table, a # line in CSV). */
+void note_add(bench_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report(FILE *f, out_format fmt, const bench_result *r, const bench_opts *o);
 
 /* plot.c: 0 on success, CLI_EXIT_USAGE when gnuplot is missing or fails. */

@@ -49,20 +49,16 @@ void cpu_flush(void)
         flush_count++;
 }
 
-/* Appends to `note` how the CPU rows were timed; `cold`: a flush was wanted (no --warm). */
-void cpu_flush_note(char *note, size_t n, int cold)
+/* Adds to the run's note how the CPU rows were timed; `cold`: a flush was wanted (no --warm). */
+void cpu_flush_note(bench_result *r, int cold)
 {
-    size_t used = strlen(note);
-    const char *sep = used ? "; " : "";
-    if (used >= n)
-        return;
     if (!cold)
-        snprintf(note + used, n - used, "%sCPU rows timed warm (--warm): no cache flush between runs", sep);
+        note_add(r, "CPU rows timed warm (--warm): no cache flush between runs");
     else if (flush_buf)
-        snprintf(note + used, n - used, "%sCPU rows timed cold: a %zu MiB read (twice the last-level cache) before "
-                 "each of the %ld timed runs; --warm skips it", sep, flush_bytes >> 20, flush_count);
+        note_add(r, "CPU rows timed cold: a %zu MiB read (twice the last-level cache) before each of the %ld timed "
+                 "runs; --warm skips it", flush_bytes >> 20, flush_count);
     else
-        snprintf(note + used, n - used, "%sCPU caches not flushed between runs: no memory for the flush buffer", sep);
+        note_add(r, "CPU caches not flushed between runs: no memory for the flush buffer");
 }
 
 void cpu_flush_free(void)

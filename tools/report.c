@@ -1,6 +1,24 @@
 /* report.c: prints bench results as an aligned table, CSV, JSON or Markdown. */
+#include <stdarg.h>
 #include <string.h>
 #include "cli.h"
+
+/* Appends one printf-formatted remark to a run's note, after a "; " when the note already says something; what
+ * does not fit is cut. */
+void note_add(bench_result *r, const char *fmt, ...)
+{
+    size_t used = strlen(r->note);
+    if (used + 2 >= sizeof r->note)
+        return;
+    if (used) {
+        memcpy(r->note + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    va_end(ap);
+}
 
 static const char *backend_name(xpose_backend b) { return b == XPOSE_BACKEND_CUDA ? "cuda" : "cpu"; }
 

@@ -35,3 +35,27 @@ void time_stats(double *s, int n, double *median, double *spread_pct)
     *median = quantile(s, n, 0.5);
     *spread_pct = *median > 0 ? 100.0 * (quantile(s, n, 0.9) - quantile(s, n, 0.1)) / *median : 0;
 }
+
+/* Times up to `reps` calls of run(ctx) into row: median ms, spread and the count made. Before each call, outside
+ * the timed span, the caches are flushed when `flush` (cpu_flush.c). A call that fails ends it (row->status); a
+ * slow row stops after 3 calls once 5 s have been timed (flushes not counted). */
+void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row)
+{
+    double *t = malloc(sizeof(double) * (size_t)reps), timed = 0;
+    if (!t) {
+        row->status = XPOSE_ERR_NO_MEMORY;
+        return;
+    }
+    int k = 0;
+    while (k < reps && row->status == XPOSE_OK && (k < 3 || timed <= 5000)) {
+        if (flush)
+            cpu_flush();
+        double t0 = now_ms();
+        row->status = run(ctx);
+        t[k] = now_ms() - t0;
+        timed += t[k++];
+    }
+    row->reps = k;
+    time_stats(t, k, &row->ms, &row->spread_pct);
+    free(t);
+}
