@@ -97,16 +97,13 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
         unsigned q = threadIdx.x + it * FAST_THREADS;
         if (q < K::SR * K::NV) {
             unsigned char *row = sm + (q / K::NV) * RS;
-            union {
-                uint4 u;
-                U w[16 / UB];
-            } x;
+            XpLanes<U> x;
             x.u = v[it];
 #pragma unroll
             for (int e = 0; e < 16 / UB; e++) {
                 int b = at[it] + UB * e;
                 if (b >= 0 && b < G::TC * ES)
-                    *(U *)(row + b) = x.w[e];
+                    *(U *)(row + b) = x.e[e];
             }
         }
     }
@@ -121,10 +118,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
         char *drow = k.dst + ((k.c0 + jj) * k.ldd + k.r0) * ES;
         unsigned d = (unsigned)(((uintptr_t)drow & 15) / ES);
         unsigned rr = K::E - 1 - d + vec * K::E;
-        union {
-            uint4 u;
-            T e[K::E];
-        } o;
+        XpLanes<T> o; /* K::E elements */
 #pragma unroll
         for (int e = 0; e < K::E; e++)
             o.e[e] = *(const T *)(sm + (rr + e) * RS + jj * ES);

@@ -77,9 +77,6 @@ template <int ES> __device__ __forceinline__ const char *span_end(const char *ma
     return mat + ((rows - 1) * ld + cols) * ES;
 }
 
-/* Edge vectors: a vector's N elements of type T (one for 16-byte elements). */
-template <int ES> struct PartElem { typedef typename XpElem<ES>::type T; enum { EB = ES, N = 16 / ES }; };
-
 /* The 16 bytes at p where they lie inside [begin, end), else only its elements whose byte offset from p
  * lies in [lo, hi) (the others read as zero). */
 template <int ES>
@@ -87,36 +84,30 @@ __device__ __forceinline__ uint4 load16_part(const char *p, const char *begin, c
 {
     if (p >= begin && p + 16 <= end)
         return __ldg((const uint4 *)p);
-    typedef PartElem<ES> P;
-    union {
-        uint4 u;
-        typename P::T e[P::N];
-    } x;
+    typedef typename XpElem<ES>::type T;
+    XpLanes<T> x;
     x.u = make_uint4(0, 0, 0, 0);
 #pragma unroll
-    for (int e = 0; e < P::N; e++)
-        if (e * P::EB >= lo && e * P::EB < hi)
-            x.e[e] = ((const typename P::T *)p)[e];
+    for (int e = 0; e < 16 / ES; e++)
+        if (e * ES >= lo && e * ES < hi)
+            x.e[e] = ((const T *)p)[e];
     return x.u;
 }
 
 /* Stores the elements lo .. hi - 1 of vector v at p (in elements; the whole vector when they cover it). */
 template <int ES> __device__ __forceinline__ void store16_part(char *p, uint4 v, long long lo, long long hi)
 {
-    typedef PartElem<ES> P;
-    if (lo <= 0 && hi >= P::N) {
+    typedef typename XpElem<ES>::type T;
+    if (lo <= 0 && hi >= 16 / ES) {
         *(uint4 *)p = v;
         return;
     }
-    union {
-        uint4 u;
-        typename P::T e[P::N];
-    } x;
+    XpLanes<T> x;
     x.u = v;
 #pragma unroll
-    for (int e = 0; e < P::N; e++)
+    for (int e = 0; e < 16 / ES; e++)
         if (e >= lo && e < hi)
-            ((typename P::T *)p)[e] = x.e[e];
+            ((T *)p)[e] = x.e[e];
 }
 
 /* An edge tile of nr x nc: destination rows past nc are skipped, and a vector that crosses row nr keeps
@@ -191,22 +182,13 @@ template <class G, int ES> struct Gather {
                                                size_t ldd_b, const Put &put)
     {
         enum { E = G::E };
-        union {
-            uint4 v;
-            unsigned char b[16];
-        } out;
+        typedef typename XpElem<ES>::type T;
+        XpLanes<T> out;
         unsigned col_b = u * ES;
 #pragma unroll
-        for (int k = 0; k < E; k++) {
-            const unsigned char *p = sm + chunk_at<G>(rg * E + k, col_b >> 4) + (col_b & 15);
-            if (ES == 4)
-                ((unsigned *)out.b)[k] = *(const unsigned *)p;
-            else if (ES == 8)
-                ((unsigned long long *)out.b)[k] = *(const unsigned long long *)p;
-            else
-                out.v = *(const uint4 *)p;
-        }
-        put(dst + (size_t)u * ldd_b + rg * 16, out.v, u, rg);
+        for (int k = 0; k < E; k++)
+            out.e[k] = *(const T *)(sm + chunk_at<G>(rg * E + k, col_b >> 4) + (col_b & 15));
+        put(dst + (size_t)u * ldd_b + rg * 16, out.u, u, rg);
     }
 };
 

@@ -17,6 +17,13 @@ template <> struct XpElem<4> { typedef uint32_t type; };
 template <> struct XpElem<8> { typedef uint64_t type; };
 template <> struct XpElem<16> { typedef uint4 type; };
 
+/* 16 bytes as one vector (u) or as their elements of type T (e): how a thread builds, splits or partly
+ * loads and stores a 16-byte access. */
+template <class T> union XpLanes {
+    uint4 u;
+    T e[16 / sizeof(T)];
+};
+
 /* XPOSE_OK, or XPOSE_ERR_CUDA (clearing the sticky-free error) when the last launch failed. */
 static inline int xp_cuda_launch_status(void)
 {
