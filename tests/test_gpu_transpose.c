@@ -45,6 +45,25 @@ out:
         t_dev_mem.release(dd);
 }
 
+/* Source pitches that are powers of two of 128 KiB and more: `fast` then interleaves 2 or 4 column walks
+ * (walk_count_log2), over shares of the tile columns that must cover every tile once: whole matrices, a
+ * sub-matrix whose tile columns split in 4, one whose count is odd (one walk), a batch, misaligned rows. */
+static void interleaved_walks(void)
+{
+    static const struct {
+        size_t rows, cols, es, lds, batch, src_off;
+    } cases[] = {
+        {300, 8192, 16, 8192, 1, 0},   {200, 16384, 16, 16384, 1, 0}, {130, 16384, 8, 16384, 1, 0},
+        {150, 16000, 16, 16384, 1, 0}, {90, 16336, 16, 16384, 1, 0},  {70, 8192, 16, 8192, 3, 0},
+        {100, 16384, 8, 16384, 1, 8},  {200, 32768, 4, 32768, 1, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, 0, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 900 + (unsigned)k, cases[k].src_off, 0) == 1,
+              "fast, interleaved walks, case %zu", k);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int st = xpose_cuda_status();
@@ -77,6 +96,8 @@ int main(int argc, char **argv)
         printf("%-24s %s\n", id, t_failures == before ? "ok" : "FAILED");
         fflush(stdout);
     }
+    if (!only || !strncmp("fast", only, strlen(only)))
+        interleaved_walks();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};
