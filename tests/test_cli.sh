@@ -77,6 +77,12 @@ for args in "--size 64 --backend cpu --variants cpu-fast --reps 2" "--op reduce 
     warm=$("$X" bench $args --format json --warm)
     if printf '%s\n' "$warm" | python3 -c "$warm_note"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: warm note, $args"; fi
 done
+# Where GPU rows are skipped, the reduce bench gives the same whole reason as the transpose bench.
+t_note=$("$X" bench --size 64 --reps 1 --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["note"])')
+r_note=$("$X" bench --op reduce --n 1000 --reps 1 --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["note"])')
+why=$(printf '%s\n' "$t_note" | sed -n 's/^GPU variants skipped: \([^;]*\);.*/\1/p')
+if [ -z "$why" ] || printf '%s\n' "$r_note" | grep -qF "GPU rows skipped: $why;"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: reduce note does not give the whole skip reason '$why': $r_note"; fi
 expect 0 "help" -- "$X" --help
 expect 0 "bench help" -- "$X" bench --help
 expect 0 "list" -- "$X" list

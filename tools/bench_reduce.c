@@ -375,8 +375,9 @@ int bench_reduce(const bench_opts *o, bench_result *res)
     j.host = host;
     /* What the columns mean first; run_rows adds skipped GPU rows and how the CPU rows were timed. */
     note_add(res, "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the same "
-             "bytes, this run; speedup: over cpu-reduce%s%.60s", op_names[j.op], o->type_name ? o->type_name : "float",
-             j.n, gpu || o->backend == BE_CPU ? "" : "; GPU rows skipped: ", gpu || o->backend == BE_CPU ? "" : why);
+             "bytes, this run; speedup: over cpu-reduce", op_names[j.op], o->type_name ? o->type_name : "float", j.n);
+    if (!gpu && o->backend != BE_CPU)
+        note_add(res, "GPU rows skipped: %s", why);
     run_rows(o, &p, gpu, &j, res);
     relate(res);
     report(stdout, o->format, res, o);
