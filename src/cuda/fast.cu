@@ -33,7 +33,7 @@ struct FastArgs {
     size_t rows, cols, lds, ldd, ss, sd; /* elements */
     size_t tiles_r, tiles_c, tiles;      /* tiles per matrix: tiles_r x tiles_c; all batch members: tiles */
     unsigned band;                        /* tile order: bands of this many tile columns (0: row by row) */
-    unsigned walks_log2;                  /* band 1: 2^walks_log2 column walks taken in turn (walk_count) */
+    unsigned walks_log2;                  /* 2^walks_log2 column walks taken in turn (walk_count_log2) */
     int vec;                              /* every row start is 16-byte aligned */
     /* Divisors of tile_at: tiles per matrix, per band, band width, last band's width, tiles per row. */
     XpDiv per_mat, per_band, band_w, last_w, row_w;
@@ -56,12 +56,9 @@ template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a,
 {
     enum { ES = G::ES };
     unsigned t = (unsigned)tile, b = div_by(t, a.per_mat), k = t - b * a.per_mat.d, tr, tc;
-    if (a.walks_log2) {
-        const unsigned walk = k & ((1u << a.walks_log2) - 1), j = k >> a.walks_log2;
-        tc = div_by(j, a.per_band);
-        tr = j - tc * a.per_band.d;
-        tc += walk * (unsigned)(a.tiles_c >> a.walks_log2);
-    } else if (a.band) {
+    const unsigned walk = k & ((1u << a.walks_log2) - 1);
+    k >>= a.walks_log2; /* the tile's number within its walk */
+    if (a.band) {
         unsigned band = div_by(k, a.per_band), in = k - band * a.per_band.d, c0 = band * a.band;
         XpDiv w = c0 + a.band <= a.tiles_c ? a.band_w : a.last_w;
         tr = div_by(in, w);
@@ -70,6 +67,7 @@ template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a,
         tr = div_by(k, a.row_w);
         tc = k - tr * a.row_w.d;
     }
+    tc += walk * (unsigned)(a.tiles_c >> a.walks_log2); /* the walk's share of the tile columns */
     TilePos p;
     p.r0 = tr * G::TR;
     p.c0 = tc * G::TC;
@@ -164,14 +162,35 @@ static bool set_divisors(FastArgs &a)
     return true;
 }
 
+/* log2 of the number of column walks. One walk reads, at any moment, the same 256-byte column segment of
+ * every source row. Where the source pitch is a power of two of 128 KiB or more, those reads all share
+ * address bits 0..16 or more, and how well they spread over the memory system then depends on the physical
+ * pages behind the buffer: a read-only probe of that pattern took 0.95 to 1.13 ms at 16384^2 16-byte
+ * elements depending on the allocation history, a sequential read 0.95. Walks that start 64 KiB of source
+ * row apart vary bits 16 and up: with 4 walks the probe took 1.02-1.06 ms everywhere. Each walk keeps its
+ * own destination rows busy, which costs writes (a write-only probe: 1, 2, 4, 8 walks 0.921, 0.926, 0.937,
+ * 0.951 ms), so: one walk per 64 KiB of pitch, at most 4, and fewer where the tile columns do not split
+ * into equal shares; only for tiles walked down single tile columns (band 1). Measured over five
+ * allocation histories, 16384^2 16-byte worst case 90.3 -> 93.9 % of memcpy, 8-byte 94.7 -> 96.1; 32768x8192 16-byte two walks
+ * 95.0-95.5 against one 94.4-95.1 and four 93.9-94.4 (docs/notes/fast-v25-*). */
+static unsigned walk_count_log2(const FastArgs &a, size_t es, const xp_call *c)
+{
+    const size_t pitch = a.lds * es;
+    if ((c->p1 & XP_FAST_ONE_WALK) || a.band != 1 || pitch < (128u << 10) || (pitch & (pitch - 1)))
+        return 0;
+    unsigned w = pitch >= (256u << 10) ? 2 : 1;
+    while (w && a.tiles_c % (1u << w))
+        w--;
+    return w;
+}
+
 /* Launches `kernel` over the tiles of geometry G with `smem` bytes of shared memory a block (skewed tiling
  * needs E - 1 more rows of tiles). */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
                                   size_t smem, const xp_call *c)
 {
     count_tiles<G>(a, s, skew);
-    while (a.tiles_c % (1u << a.walks_log2)) /* equal shares of the tile columns */
-        a.walks_log2--;
+    a.walks_log2 = walk_count_log2(a, G::ES, c);
     size_t grid = min(a.tiles, (size_t)INT32_MAX);
     if (grid == 0)
         return XPOSE_OK;
@@ -214,24 +233,6 @@ static int skew_stride_4(size_t lds, size_t ldd)
     return best[lds % 4][ldd % 4];
 }
 
-/* log2 of the number of column walks. One walk reads, at any moment, the same 256-byte column segment of
- * every source row. Where the source pitch is a power of two of 128 KiB or more, those reads all share
- * address bits 0..16 or more, and how well they spread over the memory system then depends on the physical
- * pages behind the buffer: a read-only probe of that pattern took 0.95 to 1.13 ms at 16384^2 16-byte
- * elements depending on the allocation history, a sequential read 0.95. Walks that start 64 KiB of source
- * row apart vary bits 16 and up: with 4 walks the probe took 1.02-1.06 ms everywhere. Each walk keeps its
- * own destination rows busy, which costs writes (a write-only probe: 1, 2, 4, 8 walks 0.921, 0.926, 0.937,
- * 0.951 ms), so: one walk per 64 KiB of pitch, at most 4. Measured over five allocation histories,
- * 16384^2 16-byte worst case 90.3 -> 93.9 % of memcpy, 8-byte 94.7 -> 96.1; 32768x8192 16-byte two walks
- * 95.0-95.5 against one 94.4-95.1 and four 93.9-94.4 (docs/notes/fast-v25-*). */
-static unsigned walk_count_log2(const xp_call *c)
-{
-    const size_t pitch = c->s.lds * c->s.es;
-    if ((c->p1 & XP_FAST_ONE_WALK) || c->p0 != 1 || pitch < (128u << 10) || (pitch & (pitch - 1)))
-        return 0;
-    return pitch >= (256u << 10) ? 2 : 1;
-}
-
 template <int ES> static int launch(const xp_call *c)
 {
     const xp_shape *s = &c->s;
@@ -243,13 +244,12 @@ template <int ES> static int launch(const xp_call *c)
     a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
             (s->ldd * ES) % 16 == 0 && strides_aligned;
     a.band = (unsigned)c->p0;
-    a.walks_log2 = walk_count_log2(c);
     bool auto_small = false;
     if (c->p1 & (XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES)) {
         FastArgs t = a;
         count_tiles<Geo<ES>>(t, s, false);
         if ((c->p1 & XP_FAST_AUTO_ORDER) && t.tiles <= FAST_FEW_TILES)
-            a.band = 0, a.walks_log2 = 0;
+            a.band = 0;
         auto_small = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= SmallTile<ES>::AUTO_MAX;
     }
     if constexpr (ES == 1 || ES == 2)
