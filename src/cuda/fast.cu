@@ -211,8 +211,13 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
 }
 
 /* Whole calls of at most this many tiles (two waves on an H200) ran faster row by row: a wave then reads
- * whole source rows (float 2048^2: 96.5 against 94.2 % of memcpy; docs/notes/final3-sweep-*, fast-v9-*). */
+ * whole source rows (float 2048^2: 96.5 against 94.2 % of memcpy; docs/notes/final3-sweep-*, fast-v9-*).
+ * Only for 1- to 4-byte elements since the column walks: in three sweeps of squares 256^2-4096^2, 8- and
+ * 16-byte calls gained down tile columns (8-byte 1000^2 +2.6, 1024^2 +3.2; 16-byte 1000^2 and 1024^2 +1,
+ * the rest level within a point) while 2- and 4-byte ones lost (u16 3000^2 -2.2, float 1500^2 -3.1;
+ * docs/notes/fast-v26-*). */
 #define FAST_FEW_TILES 1024
+#define FAST_FEW_TILES_MAX_ES 4
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
@@ -248,7 +253,7 @@ template <int ES> static int launch(const xp_call *c)
     if (c->p1 & (XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES)) {
         FastArgs t = a;
         count_tiles<Geo<ES>>(t, s, false);
-        if ((c->p1 & XP_FAST_AUTO_ORDER) && t.tiles <= FAST_FEW_TILES)
+        if ((c->p1 & XP_FAST_AUTO_ORDER) && t.tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
             a.band = 0;
         auto_small = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= SmallTile<ES>::AUTO_MAX;
     }
