@@ -17,6 +17,10 @@ usage_error() { # usage_error DESCRIPTION -- command...: exit 2 with exactly one
     if [ "$got" -eq 2 ] && [ "$lines" -eq 1 ]; then pass=$((pass + 1)); else
         fail=$((fail + 1)); echo "FAIL: $what: exit $got with $lines lines on stderr, wanted exit 2 with 1: $err"; fi
 }
+# check DESCRIPTION TEXT PYTHON: runs the Python assertions with TEXT on stdin.
+check() {
+    if printf '%s\n' "$2" | python3 -c "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
 expect 2 "no command" -- "$X"
 expect 2 "unknown command" -- "$X" frobnicate
 usage_error "unknown option" -- "$X" bench --bogus
@@ -72,10 +76,8 @@ d = json.load(sys.stdin)
 assert "CPU rows timed warm (--warm)" in d["note"] and "timed cold" not in d["note"], d["note"]
 '
 for args in "--size 64 --backend cpu --variants cpu-fast --reps 2" "--op reduce --n 1000 --backend cpu --reps 2"; do
-    cold=$("$X" bench $args --format json)
-    if printf '%s\n' "$cold" | python3 -c "$flushes"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: cold note, $args"; fi
-    warm=$("$X" bench $args --format json --warm)
-    if printf '%s\n' "$warm" | python3 -c "$warm_note"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: warm note, $args"; fi
+    check "cold note, $args" "$("$X" bench $args --format json)" "$flushes"
+    check "warm note, $args" "$("$X" bench $args --format json --warm)" "$warm_note"
 done
 # Where GPU rows are skipped, the reduce bench gives the same whole reason as the transpose bench.
 t_note=$("$X" bench --size 64 --reps 1 --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["note"])')
@@ -105,10 +107,6 @@ assert any(r["variant"] == "cpu-naive" for r in rows)
 csv_lines=$("$X" bench --size 100 --backend cpu --format csv --reps 1 | wc -l)
 if [ "$csv_lines" -ge 3 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: csv has $csv_lines lines"; fi
 
-# check DESCRIPTION TEXT PYTHON: runs the Python assertions with TEXT on stdin.
-check() {
-    if printf '%s\n' "$2" | python3 -c "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
 # The thread counts of the rows of variants that use the library's threads (cpu-naive and OpenBLAS's omatcopy run on one).
 threads_of() { python3 -c 'import json, sys; print(sorted({r["threads"] for r in json.load(sys.stdin)["results"] if r["variant"] not in ("cpu-naive", "cpu-openblas")}))'; }
 

@@ -281,9 +281,9 @@ typedef struct shape_data {
     int on_gpu;               /* gpu_begin_shape has placed it */
 } shape_data;
 
-/* Rejects a shape whose leading dimensions are too small or that cannot fit in host memory: checked for every
- * shape before any runs, so that a bad last entry of a --size list does not cost the earlier ones' time. */
-/* extra: other host memory the run holds at the same time (the CPU cache-flush buffer). */
+/* Rejects a shape whose leading dimensions are too small or that cannot fit in host memory, with `extra` bytes of
+ * other host memory held at the same time (the CPU cache-flush buffer): checked for every shape before any runs,
+ * so that a bad last entry of a --size list does not cost the earlier ones' time. */
 static int check_shape(const bench_opts *o, shape sh, size_t extra)
 {
     if ((o->ld_src && o->ld_src < sh.cols) || (o->ld_dst && o->ld_dst < sh.rows)) {

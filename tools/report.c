@@ -40,13 +40,13 @@ static void num_or_dash(char *buf, size_t n, double v, const char *fmt)
         snprintf(buf, n, fmt, v);
 }
 
-/* The thread count of a CPU row, or "-" for a GPU row, where it does not apply. */
-static void threads_str(const bench_row *r, char *buf, size_t n)
+/* The thread count of a CPU row, or `none` for a GPU row, where it does not apply. */
+static void threads_str(const bench_row *r, char *buf, size_t n, const char *none)
 {
     if (r->threads > 0)
         snprintf(buf, n, "%d", r->threads);
     else
-        snprintf(buf, n, "-");
+        snprintf(buf, n, "%s", none);
 }
 
 static const char *verdict(const bench_row *r)
@@ -70,7 +70,7 @@ static void print_text(FILE *f, const bench_result *res, int md)
         const bench_row *r = &res->rows[i];
         char shape[48], thr[16], pct[24], spd[24];
         shape_str(r, shape, sizeof shape);
-        threads_str(r, thr, sizeof thr);
+        threads_str(r, thr, sizeof thr, "-");
         num_or_dash(pct, sizeof pct, r->pct_memcpy, "%.1f");
         num_or_dash(spd, sizeof spd, r->speedup, "%.1f");
         if (md)
@@ -94,9 +94,8 @@ static void print_csv(FILE *f, const bench_result *res)
                "reps,verified,status\n");
     for (size_t i = 0; i < res->count; i++) {
         const bench_row *r = &res->rows[i];
-        char thr[16] = "";
-        if (r->threads > 0)
-            snprintf(thr, sizeof thr, "%d", r->threads);
+        char thr[16];
+        threads_str(r, thr, sizeof thr, "");
         fprintf(f, "%s,%s,%s,%zu,%zu,%zu,%zu,%s,%.6f,%.3f,%.3f,%.3f,%.2f,%d,%s,%d\n", r->variant, r->params,
                 backend_name(r->backend), r->rows, r->cols, r->elem_size, r->batch, thr, r->ms, r->gbps,
                 r->pct_memcpy, r->speedup, r->spread_pct, r->reps, r->verified ? "yes" : "no", r->status);
