@@ -6,7 +6,8 @@ size), the shared-memory wavefronts of one interior tile, stores plus gathers, f
 stride, and prints the best: skew_stride_4() in src/cuda/fast.cu holds the 4-byte table. For 1- and 2-byte
 elements, whose residues are too many for a table, it sums over a few misaligned shapes and prints the
 strides with the fewest (SkewStride in src/cuda/fast.cu). A wavefront is one pass of the 32 banks; a warp
-access whose lanes hit one bank at k different words takes k.
+access whose lanes hit one bank at k different words takes k. Stores follow skew_load_vectors (1-4 bytes) and
+skew_load_async (8 bytes, one element a lane); gathers follow skew_tile.
 Usage: python3 tools/skew_banks.py
 """
 import random
@@ -33,24 +34,41 @@ def wavefronts(addrs, nbytes):
 SHAPES = {1: (128, 128), 2: (64, 128)}  # SkewShape; FastTile (64 x 256 bytes) for 4 and 8 bytes
 
 
+def store_warps(es, tr, tc, sr):
+    """The warps that fill the tile, as lists of 32 (row, vector) pairs (None: lane idle), in
+    skew_load_vectors' order: thread t takes vector t % NCH of rows t / NCH + PER * round, then the extra
+    vector NCH of row t. 8 bytes (skew_load_async): (row, element) pairs, one element a lane."""
+    if es == 8:
+        per = THREADS // tc
+        return [[(t // tc + per * it, t % tc) if t // tc + per * it < sr else None for t in range(w, w + 32)]
+                for it in range((sr + per - 1) // per) for w in range(0, THREADS, 32)]
+    nch = tc * es // 16
+    per = THREADS // nch
+    warps = [[(t // nch + per * it, t % nch) if t // nch + per * it < sr else None for t in range(w, w + 32)]
+             for it in range((sr + per - 1) // per) for w in range(0, THREADS, 32)]
+    return warps + [[(t, nch) if t < sr else None for t in range(w, w + 32)] for w in range(0, THREADS, 32)]
+
+
 def tile_wavefronts(es, lds, ldd, rs, trials=3):
     """Mean wavefronts per tile, as skew_tile moves it (same slot and lane mapping, stores in words or, for
     1 and 2 bytes, in elements)."""
     e_per = 16 // es
     tr, tc = SHAPES.get(es, (TR, 256 // es))
-    sr, nv, unit = tr + e_per - 1, tc // e_per + 1, min(es, 4)
+    sr, unit = tr + e_per - 1, min(es, 4)
     rnd, total = random.Random(3), 0
     for _ in range(trials):
         r0, c0 = tr * rnd.randrange(1, 100), tc * rnd.randrange(1, 100)
         top = r0 - (e_per - 1)
         shift = [(((top + rr) * lds + c0) * es) % 16 for rr in range(sr)]
-        for w0 in range(0, sr * nv, 32):  # stores: unit x of each aligned vector at its true column
-            for x in range(16 // unit):
+        for warp in store_warps(es, tr, tc, sr):  # stores: each lane's (row, vector) or None
+            if es == 8:  # cp.async of one element a lane, at its column
+                total += wavefronts([None if q is None else q[0] * rs + q[1] * 8 for q in warp], 8)
+                continue
+            for x in range(16 // unit):  # unit x of each aligned vector at its true column
                 addrs = []
-                for q in range(w0, w0 + 32):
-                    rr, vec = divmod(q, nv)
-                    b = vec * 16 - shift[rr] + x * unit if q < sr * nv else -1
-                    addrs.append(rr * rs + b if 0 <= b < tc * es else None)
+                for q in warp:
+                    b = -1 if q is None else q[1] * 16 - shift[q[0]] + x * unit
+                    addrs.append(q[0] * rs + b if 0 <= b < tc * es else None)
                 total += wavefronts(addrs, unit)
         nvr = tr // e_per
         for wi in range(tc * nvr // 32):  # gathers: E elements of one column per output vector

@@ -225,16 +225,16 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
 /* The other element sizes, from the same model: 1 byte 135 (132, the padded stride, had 1.5-2.8x the
  * wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266 (260: 1.2-2.3x;
- * 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 272 where lds is odd, else 264 (8191x8193:
- * 536 wavefronts a tile against 808 at 264; double 90.0 -> 90.3, 4001x4003 91.9 -> 92.2, ld 16385/16387
- * 88.2 -> 88.3, the same in a second 8191x8193 run: docs/notes/fast-v16-*). Realigning 1- and 2-byte
+ * 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264 (rows placed by cp.async, a lane an
+ * element, leave only the gathers to choose by: 258-386 wavefronts a tile, the fewest at every residue; with
+ * the vector placement before, odd lds took 272: 536 wavefronts against 808, docs/notes/fast-v16-*). Realigning 1- and 2-byte
  * vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
  * instructions by 40 % but ran slower: u8 4001x4003 87.4 -> 75.5 (docs/notes/fast-v21-*). */
-template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : 266 }; };
+template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : 264 }; };
 
 static int skew_stride_4(size_t lds, size_t ldd)
 {
-    static const short best[4][4] = {{260, 264, 260, 260}, {268, 264, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
+    static const short best[4][4] = {{260, 264, 260, 260}, {268, 268, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
     return best[lds % 4][ldd % 4];
 }
 
@@ -257,12 +257,9 @@ template <int ES> static int launch(const xp_call *c)
             a.band = 0;
         auto_small = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= SmallTile<ES>::AUTO_MAX;
     }
-    if constexpr (ES == 1 || ES == 2)
+    if constexpr (ES == 1 || ES == 2 || ES == 8)
         if (!a.vec)
             return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
-    if constexpr (ES == 8)
-        if (!a.vec)
-            return s->lds % 2 ? run_skew<ES, 272>(a, s, c) : run_skew<ES, 264>(a, s, c);
     if constexpr (ES == 4)
         if (!a.vec) {
             switch (skew_stride_4(s->lds, s->ldd)) {

@@ -4,6 +4,7 @@
 #define XP_FAST_SKEW_CUH
 
 #include "fast_tile.cuh"
+#include <cuda_pipeline.h>
 
 /* When a leading dimension (or a base pointer) is not a multiple of 16 bytes, each row starts at its own
  * offset within a 16-byte vector. Element-wise access then needs four times the memory requests of the
@@ -15,7 +16,8 @@
  * - so a tile needs source rows [r0 - (E - 1), r0 + TR): E - 1 rows more than its height;
  * - source rows are read as the aligned vectors that cover the tile's columns, one vector more than the
  *   aligned case, and placed in shared memory at their true column, word by word (element by element
- *   for 1 and 2 bytes, whose rows may start off a word).
+ *   for 1 and 2 bytes, whose rows may start off a word); 8-byte elements are copied there one by one by
+ *   cp.async instead.
  * Tiles at the matrix's edges take the same path with bounds tests (skew_tile's EDGE). */
 struct SkewArgs {
     const char *src; /* this batch member */
@@ -37,8 +39,6 @@ template <int ES> struct SkewGeo {
     enum {
         E = G::E,
         SR = G::TR + E - 1,                           /* tile rows held, with the halo above */
-        NV = G::TC / E + 1,                           /* aligned vectors covering one tile row */
-        LOAD_ROUNDS = (SR * NV + FAST_THREADS - 1) / FAST_THREADS,
         NVR = G::TR / E,                              /* output vectors per destination row */
         RGB = NVR / 8,
         STORES = G::TC * NVR / FAST_THREADS,
@@ -55,58 +55,116 @@ template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &
            (k.r0 + G::TR < k.rows || k.c0 + G::TC + G::E <= k.cols);
 }
 
-/* One skewed tile. RS: bytes per tile row in shared memory (skew_stride_4: the stride with the fewest bank
- * conflicts). EDGE: the tile touches the matrix's first or last rows or its last columns, so rows outside
- * the matrix are skipped, vectors at the span's ends are read element-wise, and destination vectors that
- * cross the first or last row are written element-wise; everything else stays 16 bytes wide (an
- * element-wise edge tile cost 1.6 interior tiles: docs/notes/fast-v13-*). */
-template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(const SkewArgs &k, unsigned char *sm)
+/* 8-byte tiles load their source rows element by element, straight to their true columns in shared memory
+ * by cp.async: no registers hold the loads and no per-word placement follows, and a warp still reads whole
+ * 256-byte runs of a row. Against the vector path, same runs (docs/notes/fast-v27-*), % of memcpy: double
+ * 8191x8193 90.6 -> 91.4 and 91.4 -> 92.5, 4001x4003 92.6 -> 93.5 and 94.6 -> 96.0, ld 16385/16387 88.3 ->
+ * 89.0, 2001^2 100.1 -> 100.8 and 103.9 -> 106.1. Floats lost (8191x8193 91.1 -> 87.8, 4001x4003 95.1 ->
+ * 93.0: 17 four-byte copies a thread instead of 5 vectors), and 6 or 8 blocks per SM instead of 4 lost
+ * everywhere (double 8191x8193 83.7 and 59.8). */
+template <int ES> struct SkewAsync { enum { ON = ES == 8 }; };
+
+/* The E - 1 + TR source rows of a skewed tile, copied as above; an edge tile skips rows outside the matrix
+ * and columns past nc (their shared-memory words are never gathered into a stored element). */
+template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_async(const SkewArgs &k, unsigned char *sm)
 {
     typedef SkewGeo<ES> K;
     typedef typename K::G G;
+    enum { PER = FAST_THREADS / G::TC, ROUNDS = (K::SR + PER - 1) / PER };
+    const unsigned col = threadIdx.x % G::TC, r = threadIdx.x / G::TC;
+    const long long top = (long long)k.r0 - (K::E - 1) + r; /* this thread's first source row */
+    const long long lds_b = (long long)(k.lds * ES);
+    const char *p = k.src + (long long)(k.c0 + col) * ES; /* row 0 of this thread's column */
+    unsigned char *s = sm + r * RS + col * ES;
+#pragma unroll
+    for (int it = 0; it < ROUNDS; it++) {
+        const long long i = top + it * PER;
+        if ((it + 1 < ROUNDS || r + it * PER < K::SR) && (!EDGE || (i >= 0 && (size_t)i < k.rows && col < k.nc)))
+            __pipeline_memcpy_async(s + it * PER * RS, p + i * lds_b, ES);
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+}
+
+/* Writes the elements of vector v that fall in a tile row's columns to shared-memory row `row`: v's first
+ * byte belongs at byte b of the row (negative: v starts before the tile). In units of one word, or of one
+ * element where rows may start off a word (1 and 2 bytes). */
+template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned char *row, uint4 v, int b)
+{
+    typedef typename XpElem<ES < 4 ? ES : 4>::type U;
+    XpLanes<U> x;
+    x.u = v;
+#pragma unroll
+    for (int e = 0; e < 16 / (int)sizeof(U); e++) {
+        const int at = b + (int)sizeof(U) * e;
+        if (at >= 0 && at < TB)
+            *(U *)(row + at) = x.e[e];
+    }
+}
+
+/* The source rows of a skewed tile as aligned 16-byte vectors (1- to 4-byte elements), placed at their true
+ * columns in shared memory. A tile row of TC elements that starts m bytes into a vector (m < 16) spans NCH
+ * vectors, and one more where m > 0. Thread t reads vector t % NCH of rows t / NCH, + PER, + 2 PER ...; PER is
+ * a multiple of 16, so those rows all start m bytes into a vector, and one offset, one pointer step and one
+ * set of placement tests serve every round. Then thread t < SR reads the extra vector of row t. Against
+ * slots taken in row order (row q / NV, vector q % NV): 8191x8193 float 65.0 M -> 46.8 M instructions; % of
+ * memcpy, same runs, float +0.4..+4, u8 +7..+8 (8191x8193) and +13 (ld 16385), u16 +9 at ld 16385 but
+ * -1.3..-2.7 at 8191x8193, 4001x4003 and 2001^2 (docs/notes/fast-v27-*).
+ * EDGE: rows outside the matrix and vectors past the tile's nc columns are skipped, and vectors at the
+ * span's ends read element-wise (the matrix's first or last bytes may sit in a vector the allocation does
+ * not cover). */
+template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_vectors(const SkewArgs &k, unsigned char *sm)
+{
+    typedef SkewGeo<ES> K;
+    typedef typename K::G G;
+    enum { TB = G::TC * ES, NCH = TB / 16, PER = FAST_THREADS / NCH, ROUNDS = (K::SR + PER - 1) / PER };
+    static_assert(PER % 16 == 0 && K::SR <= FAST_THREADS, "rows PER apart share their offset; one extra vector a thread");
+    const unsigned t = threadIdx.x, r = t / NCH;
+    const long long top = (long long)k.r0 - (K::E - 1), lds_b = (long long)(k.lds * ES);
+    const char *src = k.src + k.c0 * ES; /* column c0 of row 0 */
+    const char *end = EDGE ? span_end<ES>(k.src, k.rows, k.cols, k.lds) : 0;
+    const int nb = EDGE ? (int)(k.nc * ES) : TB; /* bytes of the tile row inside the matrix */
+    const char *first = src + (top + r) * lds_b; /* this thread's row in the first round */
+    const int b = (int)(t % NCH) * 16 - (int)((uintptr_t)first & 15);
+    uint4 v[ROUNDS], x = make_uint4(0, 0, 0, 0);
+    unsigned ok = 0; /* bit it: round it loaded a vector */
+#pragma unroll
+    for (int it = 0; it < ROUNDS; it++) { /* all loads in flight before any use */
+        const long long i = top + r + it * PER;
+        if ((it + 1 < ROUNDS || r + it * PER < K::SR) && (!EDGE || (i >= 0 && i < (long long)k.rows && b < nb))) {
+            const char *p = first + it * PER * lds_b + b;
+            v[it] = EDGE ? load16_part<ES>(p, k.src, end, -b, nb - b) : __ldg((const uint4 *)p);
+            ok |= 1u << it;
+        }
+    }
+    const long long xi = top + t; /* the extra vector: NCH vectors into row t, at byte xb of the tile row */
+    const char *xrow = src + xi * lds_b;
+    const int xb = TB - (int)((uintptr_t)xrow & 15);
+    const bool xok = t < K::SR && xb < nb && (!EDGE || (xi >= 0 && xi < (long long)k.rows));
+    if (xok)
+        x = EDGE ? load16_part<ES>(xrow + xb, k.src, end, -xb, nb - xb) : __ldg((const uint4 *)(xrow + xb));
+#pragma unroll
+    for (int it = 0; it < ROUNDS; it++)
+        if (ok & (1u << it))
+            skew_place<ES, TB>(sm + (r + it * PER) * RS, v[it], b);
+    if (xok)
+        skew_place<ES, TB>(sm + t * RS, x, xb);
+}
+
+/* One skewed tile. RS: bytes per tile row in shared memory (skew_stride_4: the stride with the fewest bank
+ * conflicts). EDGE: the tile touches the matrix's first or last rows or its last columns, so rows outside
+ * the matrix are not read, and destination vectors that cross the first or last row are written
+ * element-wise; everything else stays 16 bytes wide (an element-wise edge tile cost 1.6 interior tiles:
+ * docs/notes/fast-v13-*). */
+template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(const SkewArgs &k, unsigned char *sm)
+{
+    typedef SkewGeo<ES> K;
     typedef typename XpElem<ES>::type T;
     const long long top = (long long)k.r0 - (K::E - 1);
-    const char *end = EDGE ? span_end<ES>(k.src, k.rows, k.cols, k.lds) : 0;
-    uint4 v[K::LOAD_ROUNDS];
-    int at[K::LOAD_ROUNDS]; /* byte offset in the tile row of each vector's first byte; may be negative */
-#pragma unroll
-    for (int it = 0; it < K::LOAD_ROUNDS; it++) { /* all loads in flight before any use */
-        unsigned q = threadIdx.x + it * FAST_THREADS;
-        at[it] = -16; /* nothing to store */
-        if (q < K::SR * K::NV) {
-            unsigned rr = q / K::NV, vec = q % K::NV;
-            long long i = top + rr;
-            if (EDGE && (i < 0 || (size_t)i >= k.rows))
-                continue;
-            const char *row = k.src + ((size_t)i * k.lds + k.c0) * ES;
-            int b = (int)(vec * 16) - (int)((uintptr_t)row & 15);
-            if (EDGE && b >= (int)(k.nc * ES))
-                continue;
-            /* Edge tiles: the vector whole where it lies inside the matrix's span, else only the tile's own
-             * elements (the matrix's first or last bytes may sit in a vector the allocation does not cover). */
-            v[it] = EDGE ? load16_part<ES>(row + b, k.src, end, -b, (int)(k.nc * ES) - b) : __ldg((const uint4 *)(row + b));
-            at[it] = b;
-        }
-    }
-    /* Each vector goes to its true columns in units of one word, or of one element where rows may start
-     * off a word (1 and 2 bytes). */
-    typedef typename XpElem<ES < 4 ? ES : 4>::type U;
-    enum { UB = sizeof(U) };
-#pragma unroll
-    for (int it = 0; it < K::LOAD_ROUNDS; it++) {
-        unsigned q = threadIdx.x + it * FAST_THREADS;
-        if (q < K::SR * K::NV) {
-            unsigned char *row = sm + (q / K::NV) * RS;
-            XpLanes<U> x;
-            x.u = v[it];
-#pragma unroll
-            for (int e = 0; e < 16 / UB; e++) {
-                int b = at[it] + UB * e;
-                if (b >= 0 && b < G::TC * ES)
-                    *(U *)(row + b) = x.e[e];
-            }
-        }
-    }
+    if constexpr (SkewAsync<ES>::ON)
+        skew_load_async<ES, RS, EDGE>(k, sm);
+    else
+        skew_load_vectors<ES, RS, EDGE>(k, sm);
     __syncthreads();
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
 #pragma unroll
