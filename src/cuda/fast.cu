@@ -52,6 +52,8 @@ struct TilePos {
  * segments (256 bytes: see FastTile) of many source rows. Measured: 1 > 2 > 4 > 8 > row by row
  * (docs/notes/fast-v8-*). With 2^walks_log2 > 1 walks, consecutive tiles go to the walks in turn, each walk
  * going down its own equal share of the tile columns (walk_count_log2 says why). */
+template <class G> __device__ __forceinline__ TilePos tile_pos(const FastArgs &a, unsigned b, unsigned tr, unsigned tc);
+
 template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
 {
     enum { ES = G::ES };
@@ -68,6 +70,13 @@ template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a,
         tc = k - tr * a.row_w.d;
     }
     tc += walk * (unsigned)(a.tiles_c >> a.walks_log2); /* the walk's share of the tile columns */
+    return tile_pos<G>(a, b, tr, tc);
+}
+
+/* Where tile (tr, tc) of batch member b lies. */
+template <class G> __device__ __forceinline__ TilePos tile_pos(const FastArgs &a, unsigned b, unsigned tr, unsigned tc)
+{
+    enum { ES = G::ES };
     TilePos p;
     p.r0 = tr * G::TR;
     p.c0 = tc * G::TC;
@@ -86,6 +95,30 @@ template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, c
     return a.vec && p.nr == G::TR && p.nc == G::TC;
 }
 
+/* Moves one tile: 16-byte vectors where the rows are aligned (bounds-tested at the edges), else element-wise. */
+template <class G, bool VEC_EDGES> __device__ __forceinline__ void move_tile(const FastArgs &a, const TilePos &p, unsigned char *sm)
+{
+    enum { ES = G::ES };
+    if (vec_full<G>(a, p)) {
+        VecTile<G> vt;
+        vt.load(p.src, a.lds * ES);
+        vt.to_shared(sm);
+        __syncthreads();
+        VecTile<G>::store(sm, p.dst, a.ldd * ES);
+    } else if (VEC_EDGES && a.vec) { /* an edge tile of aligned rows: the same vectors, bounds-tested */
+        VecTile<G> vt;
+        vt.load_edge(p.src, a.lds * ES, p.nr, p.nc, span_end<ES>(p.src_mat, a.rows, a.cols, a.lds));
+        vt.to_shared(sm);
+        __syncthreads();
+        PutEdge<ES> put = {p.nr, p.nc};
+        VecTile<G>::store(sm, p.dst, a.ldd * ES, put);
+    } else if (p.nr == G::TR && p.nc == G::TC) {
+        tile_scalar<G, true>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
+    } else {
+        tile_scalar<G, false>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
+    }
+}
+
 /* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores.
  * Measured slower, so not used (docs/performance.md, docs/notes/fast-v2-*, fast-v7-*): a persistent,
  * register-pipelined kernel; cp.async loads (more blocks per SM, no gain); persistent cp.async double
@@ -95,30 +128,23 @@ template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, c
 template <class G, int MIN_BLOCKS = 4, bool VEC_EDGES = true>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const FastArgs a)
 {
-    enum { ES = G::ES };
     extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-        TilePos p = tile_at<G>(a, tile);
-        if (vec_full<G>(a, p)) {
-            VecTile<G> vt;
-            vt.load(p.src, a.lds * ES);
-            vt.to_shared(sm);
-            __syncthreads();
-            VecTile<G>::store(sm, p.dst, a.ldd * ES);
-        } else if (VEC_EDGES && a.vec) { /* an edge tile of aligned rows: the same vectors, bounds-tested */
-            VecTile<G> vt;
-            vt.load_edge(p.src, a.lds * ES, p.nr, p.nc, span_end<ES>(p.src_mat, a.rows, a.cols, a.lds));
-            vt.to_shared(sm);
-            __syncthreads();
-            PutEdge<ES> put = {p.nr, p.nc};
-            VecTile<G>::store(sm, p.dst, a.ldd * ES, put);
-        } else if (p.nr == G::TR && p.nc == G::TC) {
-            tile_scalar<G, true>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
-        } else {
-            tile_scalar<G, false>(p.src, p.dst, a.lds, a.ldd, p.nr, p.nc, sm);
-        }
+        move_tile<G, VEC_EDGES>(a, tile_at<G>(a, tile), sm);
         __syncthreads(); /* the next tile reuses the shared buffer */
     }
+}
+
+/* One matrix walked by one walk, down tile columns or row by row: the tile is the 2-D block index (x runs
+ * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. Used for
+ * calls that fit one wave at 8 blocks per SM (launch), where it needs 32 registers without spilling (the
+ * grid-stride kernel spilled 48-172 bytes at that bound). */
+template <class G, int MIN_BLOCKS>
+__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const FastArgs a)
+{
+    extern __shared__ __align__(16) unsigned char sm[];
+    const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
+    move_tile<G, true>(a, tile_pos<G>(a, 0, tr, tc), sm);
 }
 
 /* Misaligned rows (1- to 8-byte elements): its own kernel, with its own register budget. 4 blocks per SM (64
@@ -185,9 +211,10 @@ static unsigned walk_count_log2(const FastArgs &a, size_t es, const xp_call *c)
 }
 
 /* Launches `kernel` over the tiles of geometry G with `smem` bytes of shared memory a block (skewed tiling
- * needs E - 1 more rows of tiles). */
+ * needs E - 1 more rows of tiles), or `direct` (fast_kernel_direct) where given and the call is one matrix
+ * in one walk whose tile rows and columns a 2-D grid can name. */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
-                                  size_t smem, const xp_call *c)
+                                  size_t smem, const xp_call *c, void (*direct)(const FastArgs) = 0)
 {
     count_tiles<G>(a, s, skew);
     a.walks_log2 = walk_count_log2(a, G::ES, c);
@@ -196,10 +223,17 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
         return XPOSE_OK;
     if (!set_divisors(a))
         return XPOSE_ERR_UNSUPPORTED;
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
+    if (direct && (s->batch > 1 || a.walks_log2 || a.band > 1 || a.tiles_r > 65535 || a.tiles_c > 65535))
+        direct = 0;
+    if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)(direct ? direct : kernel),
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         return XPOSE_ERR_CUDA;
-    kernel<<<(unsigned)grid, FAST_THREADS, smem, xp_stream(c)>>>(a);
+    if (direct) {
+        dim3 g = a.band ? dim3((unsigned)a.tiles_r, (unsigned)a.tiles_c) : dim3((unsigned)a.tiles_c, (unsigned)a.tiles_r);
+        direct<<<g, FAST_THREADS, smem, xp_stream(c)>>>(a);
+    } else {
+        kernel<<<(unsigned)grid, FAST_THREADS, smem, xp_stream(c)>>>(a);
+    }
     return xp_cuda_launch_status();
 }
 
@@ -218,6 +252,15 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * docs/notes/fast-v26-*). */
 #define FAST_FEW_TILES 1024
 #define FAST_FEW_TILES_MAX_ES 4
+
+/* Calls of 4- to 16-byte elements with at most this many tiles per SM take fast_kernel_direct at this many
+ * blocks per SM: one wave, where 4 blocks per SM (64 registers) needed two from 4 x SMs tiles on, and the
+ * second wave started only as the first one's blocks drained. Against the kernel before, in sweeps of squares
+ * 256^2-4096^2 on the H200 (docs/notes/fast-v28-*), % of memcpy: 16-byte 256^2 +2.0, 512^2 +1.7, 1024^2
+ * +3.0..+3.8; 8-byte 1024^2 +1.4; float 1024^2 +2.6, 2048^2 +3.2..+4.5 (calls of fewer tiles take SmallTile).
+ * Beyond one wave the direct kernel at 4 blocks per SM was level, 16-byte 2048^2-4096^2 -0.3..-0.7, so those
+ * keep fast_kernel. 1- and 2-byte tiles spill at 32 registers (152-388 bytes). */
+#define FAST_ONE_WAVE_BLOCKS 8
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
@@ -249,13 +292,15 @@ template <int ES> static int launch(const xp_call *c)
     a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
             (s->ldd * ES) % 16 == 0 && strides_aligned;
     a.band = (unsigned)c->p0;
-    bool auto_small = false;
+    bool auto_small = false, one_wave = false;
     if (c->p1 & (XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES)) {
         FastArgs t = a;
         count_tiles<Geo<ES>>(t, s, false);
         if ((c->p1 & XP_FAST_AUTO_ORDER) && t.tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
             a.band = 0;
         auto_small = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= SmallTile<ES>::AUTO_MAX;
+        int major;
+        one_wave = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
     }
     if constexpr (ES == 1 || ES == 2 || ES == 8)
         if (!a.vec)
@@ -276,6 +321,10 @@ template <int ES> static int launch(const xp_call *c)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 6, true>, a, s, false, Small::SMEM, c);
     if (c->p1 & XP_FAST_SMALL_TILES)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, false, Small::SMEM, c);
+    if constexpr (ES >= 4)
+        if (one_wave)
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c,
+                                fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c);
 }
 

@@ -39,6 +39,10 @@ static inline int xp_cuda_status_of(cudaError_t e)
 
 static inline cudaStream_t xp_stream(const xp_call *c) { return (cudaStream_t)c->stream; }
 
+/* Multiprocessor count and compute capability major of the current device, cached per device
+ * (reduce_scratch.cu); 0 when there is no device. */
+int xr_device_sms(int *major);
+
 /* Calls body<T>() with the element type of the call's element size. */
 #define XP_DISPATCH_ELEM(es, BODY)                                                                        \
     do {                                                                                                  \
