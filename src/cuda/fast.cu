@@ -46,33 +46,6 @@ struct TilePos {
     unsigned nr, nc;
 };
 
-/* Where tile number `tile` lies. Tiles are walked top to bottom in bands of `band` tile columns. With
- * bands one tile wide (the production order) the blocks running at once write consecutive segments of the
- * same few destination rows, so the writes stream through DRAM pages as a copy's would, and read short
- * segments (256 bytes: see FastTile) of many source rows. Measured: 1 > 2 > 4 > 8 > row by row
- * (docs/notes/fast-v8-*). With 2^walks_log2 > 1 walks, consecutive tiles go to the walks in turn, each walk
- * going down its own equal share of the tile columns (walk_count_log2 says why). */
-template <class G> __device__ __forceinline__ TilePos tile_pos(const FastArgs &a, unsigned b, unsigned tr, unsigned tc);
-
-template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
-{
-    enum { ES = G::ES };
-    unsigned t = (unsigned)tile, b = div_by(t, a.per_mat), k = t - b * a.per_mat.d, tr, tc;
-    const unsigned walk = k & ((1u << a.walks_log2) - 1);
-    k >>= a.walks_log2; /* the tile's number within its walk */
-    if (a.band) {
-        unsigned band = div_by(k, a.per_band), in = k - band * a.per_band.d, c0 = band * a.band;
-        XpDiv w = c0 + a.band <= a.tiles_c ? a.band_w : a.last_w;
-        tr = div_by(in, w);
-        tc = c0 + in - tr * w.d;
-    } else {
-        tr = div_by(k, a.row_w);
-        tc = k - tr * a.row_w.d;
-    }
-    tc += walk * (unsigned)(a.tiles_c >> a.walks_log2); /* the walk's share of the tile columns */
-    return tile_pos<G>(a, b, tr, tc);
-}
-
 /* Where tile (tr, tc) of batch member b lies. */
 template <class G> __device__ __forceinline__ TilePos tile_pos(const FastArgs &a, unsigned b, unsigned tr, unsigned tc)
 {
@@ -88,6 +61,30 @@ template <class G> __device__ __forceinline__ TilePos tile_pos(const FastArgs &a
     p.nr = a.rows > p.r0 ? (unsigned)min((size_t)G::TR, a.rows - p.r0) : 0;
     p.nc = (unsigned)min((size_t)G::TC, a.cols - p.c0);
     return p;
+}
+
+/* Where tile number `tile` lies. Tiles are walked top to bottom in bands of `band` tile columns. With
+ * bands one tile wide (the production order) the blocks running at once write consecutive segments of the
+ * same few destination rows, so the writes stream through DRAM pages as a copy's would, and read short
+ * segments (256 bytes: see FastTile) of many source rows. Measured: 1 > 2 > 4 > 8 > row by row
+ * (docs/notes/fast-v8-*). With 2^walks_log2 > 1 walks, consecutive tiles go to the walks in turn, each walk
+ * going down its own equal share of the tile columns (walk_count_log2 says why). */
+template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
+{
+    unsigned t = (unsigned)tile, b = div_by(t, a.per_mat), k = t - b * a.per_mat.d, tr, tc;
+    const unsigned walk = k & ((1u << a.walks_log2) - 1);
+    k >>= a.walks_log2; /* the tile's number within its walk */
+    if (a.band) {
+        unsigned band = div_by(k, a.per_band), in = k - band * a.per_band.d, c0 = band * a.band;
+        XpDiv w = c0 + a.band <= a.tiles_c ? a.band_w : a.last_w;
+        tr = div_by(in, w);
+        tc = c0 + in - tr * w.d;
+    } else {
+        tr = div_by(k, a.row_w);
+        tc = k - tr * a.row_w.d;
+    }
+    tc += walk * (unsigned)(a.tiles_c >> a.walks_log2); /* the walk's share of the tile columns */
+    return tile_pos<G>(a, b, tr, tc);
 }
 
 template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, const TilePos &p)
