@@ -107,7 +107,7 @@ template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned ch
  * vectors, and one more where m > 0. Thread t reads vector t % NCH of rows t / NCH, + PER, + 2 PER ...; PER is
  * a multiple of 16, so those rows all start m bytes into a vector, and one offset, one pointer step and one
  * set of placement tests serve every round. Then thread t < SR reads the extra vector of row t. Against
- * slots taken in row order (row q / NV, vector q % NV): 8191x8193 float 65.0 M -> 46.8 M instructions; % of
+ * slots taken in row order (row q / (NCH + 1), vector q % (NCH + 1)): 8191x8193 float 65.0 M -> 46.8 M instructions; % of
  * memcpy, same runs, float +0.4..+4, u8 +7..+8 (8191x8193) and +13 (ld 16385), u16 +9 at ld 16385 but
  * -1.3..-2.7 at 8191x8193, 4001x4003 and 2001^2 (docs/notes/fast-v27-*).
  * EDGE: rows outside the matrix and vectors past the tile's nc columns are skipped, and vectors at the
