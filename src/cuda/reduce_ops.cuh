@@ -166,5 +166,4 @@ int xr_scratch_get(size_t bytes, cudaStream_t s, xr_scratch *sc);
 /* Frees after the work queued so far on s; returns `st`, or the free's error when st was XPOSE_OK. */
 int xr_scratch_put(xr_scratch *sc, cudaStream_t s, int st);
 
-
 #endif
