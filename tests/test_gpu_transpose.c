@@ -64,6 +64,23 @@ static void interleaved_walks(void)
     }
 }
 
+/* 8- and 16-byte calls beyond one wave of FastTile tiles take `fast`'s dense tiles (DenseTile): more than
+ * 8 x SMs FastTile tiles on any current GPU (1632-2961 here), with edge tiles both ways, a sub-matrix, and
+ * batches (which take the grid-stride kernel, the others the 2-D grid). */
+static void dense_tiles(void)
+{
+    static const struct {
+        size_t rows, cols, es, lds, batch;
+    } cases[] = {
+        {3001, 1999, 8, 0, 1},  {3001, 1999, 8, 2002, 1}, {1030, 1000, 8, 0, 3},
+        {2001, 999, 16, 0, 1}, {2001, 999, 16, 1001, 1}, {1001, 500, 16, 0, 5},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, 0, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 950 + (unsigned)k, 0, 0) == 1, "fast, dense tiles, case %zu", k);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int st = xpose_cuda_status();
@@ -97,7 +114,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks();
+        interleaved_walks(), dense_tiles();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -278,6 +278,14 @@ static int skew_stride_4(size_t lds, size_t ldd)
     return best[lds % 4][ldd % 4];
 }
 
+/* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM (asked only where
+ * the answer is used: the SM count costs a device query and a lock). */
+static bool fits_one_wave(size_t tiles)
+{
+    int major;
+    return tiles <= FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
+}
+
 template <int ES> static int launch(const xp_call *c)
 {
     const xp_shape *s = &c->s;
@@ -289,15 +297,14 @@ template <int ES> static int launch(const xp_call *c)
     a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
             (s->ldd * ES) % 16 == 0 && strides_aligned;
     a.band = (unsigned)c->p0;
-    bool auto_small = false, one_wave = false;
+    const bool auto_tiles = c->p1 & XP_FAST_AUTO_TILES;
+    size_t tiles = 0; /* FastTile tiles of the whole call, counted where an automatic rule reads them */
     if (c->p1 & (XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES)) {
         FastArgs t = a;
         count_tiles<Geo<ES>>(t, s, false);
-        if ((c->p1 & XP_FAST_AUTO_ORDER) && t.tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
+        tiles = t.tiles;
+        if ((c->p1 & XP_FAST_AUTO_ORDER) && tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
             a.band = 0;
-        auto_small = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= SmallTile<ES>::AUTO_MAX;
-        int major;
-        one_wave = (c->p1 & XP_FAST_AUTO_TILES) && t.tiles <= FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
     }
     if constexpr (ES == 1 || ES == 2 || ES == 8)
         if (!a.vec)
@@ -314,14 +321,20 @@ template <int ES> static int launch(const xp_call *c)
     /* Small tiles with vector edges: 6 blocks per SM (34-40 registers; 4 for 1 byte). Where the lab row asks
      * for small tiles everywhere: 8 blocks, 32 registers, element-wise edges (with vector edges at 6 blocks,
      * 8-byte 4096^2 fell from 90.9 to 79.5 % of memcpy: docs/notes/fast-v18-*). */
-    if (auto_small)
+    if (auto_tiles && tiles <= SmallTile<ES>::AUTO_MAX)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 6, true>, a, s, false, Small::SMEM, c);
     if (c->p1 & XP_FAST_SMALL_TILES)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, false, Small::SMEM, c);
     if constexpr (ES >= 4)
-        if (one_wave)
+        if (auto_tiles && fits_one_wave(tiles))
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c,
                                 fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
+    if constexpr (ES >= 8) /* beyond one wave: 8 KB tiles at 8 blocks per SM (DenseTile says why) */
+        if (auto_tiles) {
+            typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
+            enum { NB = DenseTile<ES>::BLOCKS };
+            return run<Dense>(fast_kernel<Dense, NB>, a, s, false, Dense::SMEM, c, fast_kernel_direct<Dense, NB>);
+        }
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c);
 }
 

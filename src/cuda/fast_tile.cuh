@@ -29,6 +29,15 @@ template <> struct SmallTile<4> { enum { TR = 32, TC = 32, AUTO_MAX = 64 }; };
 template <> struct SmallTile<8> { enum { TR = 32, TC = 16, AUTO_MAX = 128 }; };
 template <> struct SmallTile<16> { enum { TR = 16, TC = 16, AUTO_MAX = 0 }; };
 
+/* 8- and 16-byte calls beyond one wave of FastTile tiles (XP_FAST_AUTO_TILES): half-height tiles of 8 KB
+ * (32 x 32 and 32 x 16 elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM
+ * as FastTile's 16 KB at 4, in finer pieces, and 32 registers. Against FastTile in the same runs on the H200
+ * (docs/notes/fast-v29-dense.txt), % of memcpy: 8-byte 2048^2 +1.3..+1.5, 1500^2 +2.1, 1000^2 +1.8, 4096^2
+ * level to +1.2; 16-byte 2048^2 +0.9..+1.2, 1000^2 +4.5, 1500^2 +1.9; 16384^2 and 32768x8192 level (within
+ * 0.1) for both. 16-byte calls of one wave keep FastTile in one wave (1024^2: -0.7..-1.2 with these); 4-byte
+ * 32 x 64 tiles lost 1.7 at 16384^2. */
+template <int ES> struct DenseTile { enum { TR = 32, TC = 256 / ES, BLOCKS = 8 }; };
+
 #define FAST_THREADS 256
 
 /* Everything that follows from the element size and a tile shape (the production shape by default). */
