@@ -81,6 +81,26 @@ static void dense_tiles(void)
     }
 }
 
+/* Byte matrices whose destination rows start 16 bytes into a 32-byte sector take `fast`'s sector-aligned
+ * tiles (fast_sector.cuh), more tiles than SmallTile takes: odd pitches in 16-byte units, a destination 16
+ * bytes off, both, rows that end one group into the extra tile row, a last chunk cut short, an odd batch
+ * stride; row order (few tiles) and, in the last case, tile-column walks (more than FAST_FEW_TILES). */
+static void sector_rows(void)
+{
+    static const struct {
+        size_t rows, cols, ldd, batch, sd, dst_off;
+    } cases[] = {
+        {1000, 3000, 1008, 1, 0, 0},  {1000, 3000, 1024, 1, 0, 16}, {1000, 3000, 1008, 1, 0, 16},
+        {113, 9000, 144, 1, 0, 0},    {1001, 4001, 1008, 1, 0, 0},  {129, 5000, 144, 1, 0, 16},
+        {600, 2000, 608, 3, 608 * 2000 + 16, 0}, {4000, 9000, 4016, 1, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, 1, 0, cases[k].ldd, cases[k].batch, 0, cases[k].sd};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 970 + (unsigned)k, 0, cases[k].dst_off) == 1,
+              "fast, sector-aligned rows, case %zu", k);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int st = xpose_cuda_status();
@@ -114,7 +134,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles();
+        interleaved_walks(), dense_tiles(), sector_rows();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -4,6 +4,7 @@
 
 #include "fast_tile.cuh"
 #include "fast_skew.cuh"
+#include "fast_sector.cuh"
 
 /* n / d for any 32-bit n as a multiply and a shift, d fixed per launch (m, s from the host: xp_div). A
  * 32-bit division costs about 25 instructions and tile_at needs three per tile, in every thread: that was
@@ -161,10 +162,22 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
     }
 }
 
-template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, bool skew)
+/* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: E - 1,
+ * sector-aligned ones: 16) may need one more tile row. */
+/* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh. */
+__global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const FastArgs a)
 {
-    /* Skewed windows reach up to E - 1 rows past a tile's height: one more tile row may be needed. */
-    a.tiles_r = (s->rows + (skew ? G::E - 1 : 0) + G::TR - 1) / G::TR;
+    extern __shared__ __align__(16) unsigned char sm[];
+    for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+        TilePos p = tile_at<SectorGeo::G>(a, tile);
+        sector_tile(p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, sm);
+        __syncthreads(); /* the next tile reuses the shared buffer */
+    }
+}
+
+template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, unsigned extra)
+{
+    a.tiles_r = (s->rows + extra + G::TR - 1) / G::TR;
     a.tiles_c = (s->cols + G::TC - 1) / G::TC;
     a.tiles = a.tiles_r * a.tiles_c * s->batch;
 }
@@ -207,13 +220,13 @@ static unsigned walk_count_log2(const FastArgs &a, size_t es, const xp_call *c)
     return w;
 }
 
-/* Launches `kernel` over the tiles of geometry G with `smem` bytes of shared memory a block (skewed tiling
- * needs E - 1 more rows of tiles), or `direct` (fast_kernel_direct) where given and the call is one matrix
- * in one walk whose tile rows and columns a 2-D grid can name. */
-template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, bool skew,
+/* Launches `kernel` over the tiles of geometry G (windows reaching `extra` rows past a tile: count_tiles)
+ * with `smem` bytes of shared memory a block, or `direct` (fast_kernel_direct) where given and the call is
+ * one matrix in one walk whose tile rows and columns a 2-D grid can name. */
+template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, unsigned extra,
                                   size_t smem, const xp_call *c, void (*direct)(const FastArgs) = 0)
 {
-    count_tiles<G>(a, s, skew);
+    count_tiles<G>(a, s, extra);
     a.walks_log2 = walk_count_log2(a, G::ES, c);
     size_t grid = min(a.tiles, (size_t)INT32_MAX);
     if (grid == 0)
@@ -238,7 +251,7 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
 template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
 {
     typedef SkewGeo<ES> K;
-    return run<typename K::G>(fast_skew_kernel<ES, RS>, a, s, true, (size_t)K::SR * RS, c);
+    return run<typename K::G>(fast_skew_kernel<ES, RS>, a, s, K::G::E - 1, (size_t)K::SR * RS, c);
 }
 
 /* Whole calls of at most this many tiles (two waves on an H200) ran faster row by row: a wave then reads
@@ -278,6 +291,14 @@ static int skew_stride_4(size_t lds, size_t ldd)
     return best[lds % 4][ldd % 4];
 }
 
+/* Whether some destination row of an aligned call starts 16 bytes into a 32-byte sector (its base, pitch or
+ * batch stride an odd number of 16-byte units). */
+static bool half_sector_rows(const xp_call *c)
+{
+    const xp_shape *s = &c->s;
+    return ((uintptr_t)c->dst | (s->ldd * s->es) | (s->batch > 1 ? s->sd * s->es : 0)) % 32 != 0;
+}
+
 /* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM (asked only where
  * the answer is used: the SM count costs a device query and a lock). */
 static bool fits_one_wave(size_t tiles)
@@ -301,7 +322,7 @@ template <int ES> static int launch(const xp_call *c)
     size_t tiles = 0; /* FastTile tiles of the whole call, counted where an automatic rule reads them */
     if (c->p1 & (XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES)) {
         FastArgs t = a;
-        count_tiles<Geo<ES>>(t, s, false);
+        count_tiles<Geo<ES>>(t, s, 0);
         tiles = t.tiles;
         if ((c->p1 & XP_FAST_AUTO_ORDER) && tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
             a.band = 0;
@@ -322,20 +343,23 @@ template <int ES> static int launch(const xp_call *c)
      * for small tiles everywhere: 8 blocks, 32 registers, element-wise edges (with vector edges at 6 blocks,
      * 8-byte 4096^2 fell from 90.9 to 79.5 % of memcpy: docs/notes/fast-v18-*). */
     if (auto_tiles && tiles <= SmallTile<ES>::AUTO_MAX)
-        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 6, true>, a, s, false, Small::SMEM, c);
+        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 6, true>, a, s, 0, Small::SMEM, c);
     if (c->p1 & XP_FAST_SMALL_TILES)
-        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, false, Small::SMEM, c);
+        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, 0, Small::SMEM, c);
+    if constexpr (ES == 1)
+        if (auto_tiles && half_sector_rows(c))
+            return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c);
     if constexpr (ES >= 4)
         if (auto_tiles && fits_one_wave(tiles))
-            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c,
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
                                 fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 8) /* beyond one wave: 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
             enum { NB = DenseTile<ES>::BLOCKS };
-            return run<Dense>(fast_kernel<Dense, NB>, a, s, false, Dense::SMEM, c, fast_kernel_direct<Dense, NB>);
+            return run<Dense>(fast_kernel<Dense, NB>, a, s, 0, Dense::SMEM, c, fast_kernel_direct<Dense, NB>);
         }
-    return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, false, Geo<ES>::SMEM, c);
+    return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c);
 }
 
 /* A one-row or one-column matrix whose transpose is contiguous on both sides (xp_shape_is_copy) is a
