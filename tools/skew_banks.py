@@ -52,13 +52,13 @@ def store_warps(es, tr, tc, sr):
 def tile_wavefronts(es, lds, ldd, rs, trials=3):
     """Mean wavefronts per tile, as skew_tile moves it (same slot and lane mapping, stores in words or, for
     1 and 2 bytes, in elements)."""
-    e_per = 16 // es
+    e_per, w = 16 // es, 32 // es  # elements per vector; windows start on 32-byte sectors
     tr, tc = SHAPES.get(es, (TR, 256 // es))
-    sr, unit = tr + e_per - 1, min(es, 4)
+    sr, unit = tr + w - 1, min(es, 4)
     rnd, total = random.Random(3), 0
     for _ in range(trials):
         r0, c0 = tr * rnd.randrange(1, 100), tc * rnd.randrange(1, 100)
-        top = r0 - (e_per - 1)
+        top = r0 - (w - 1)
         shift = [(((top + rr) * lds + c0) * es) % 16 for rr in range(sr)]
         for warp in store_warps(es, tr, tc, sr):  # stores: each lane's (row, vector) or None
             if es == 8:  # cp.async of one element a lane, at its column
@@ -76,8 +76,8 @@ def tile_wavefronts(es, lds, ldd, rs, trials=3):
                 addrs = []
                 for lane in range(32):
                     vec, jj = (wi % (nvr // 8)) * 8 + (lane & 7), (wi // (nvr // 8)) * 4 + (lane >> 3)
-                    d = (((c0 + jj) * ldd + r0) * es % 16) // es
-                    addrs.append((e_per - 1 - d + vec * e_per + e) * rs + jj * es)
+                    d = (((c0 + jj) * ldd + r0) * es % 32) // es
+                    addrs.append((w - 1 - d + vec * e_per + e) * rs + jj * es)
                 total += wavefronts(addrs, es)
     return total / trials
 

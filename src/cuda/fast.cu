@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
     }
 }
 
-/* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: E - 1,
+/* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: W - 1,
  * sector-aligned ones: 16) may need one more tile row. */
 /* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh. */
 __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const FastArgs a)
@@ -251,7 +251,7 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
 template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
 {
     typedef SkewGeo<ES> K;
-    return run<typename K::G>(fast_skew_kernel<ES, RS>, a, s, K::G::E - 1, (size_t)K::SR * RS, c);
+    return run<typename K::G>(fast_skew_kernel<ES, RS>, a, s, K::W - 1, (size_t)K::SR * RS, c);
 }
 
 /* Whole calls of at most this many tiles (two waves on an H200) ran faster row by row: a wave then reads

@@ -10,10 +10,13 @@
  * offset within a 16-byte vector. Element-wise access then needs four times the memory requests of the
  * vector path. Instead:
  * - the tile that starts at source row r0 owns, in destination row j, the window of elements
- *   [r0 - d_j, r0 + TR - d_j), where d_j < E counts the elements of that row that share the 16-byte vector
- *   of element r0: every window then starts on a vector boundary, and the windows of tiles r0 = 0, TR,
- *   2 TR ... still partition the row (the first is clipped at 0, the last at rows);
- * - so a tile needs source rows [r0 - (E - 1), r0 + TR): E - 1 rows more than its height;
+ *   [r0 - d_j, r0 + TR - d_j), where d_j < W counts the elements of that row that share the 32-byte sector
+ *   of element r0: every window then starts on a sector boundary, so no two blocks write parts of one
+ *   sector, and the windows of tiles r0 = 0, TR, 2 TR ... still partition the row (the first is clipped at
+ *   0, the last at rows). Windows on 16-byte vector boundaries (d_j < E) wrote half sectors at both ends of
+ *   half the rows; sector windows, against those in the same runs (docs/notes/fast-v31-skew-sectors.txt),
+ *   % of memcpy: float +3.2..+3.6, double +1.7..+5.0, u16 +0.5..+3.0, u8 level to +1.9;
+ * - so a tile needs source rows [r0 - (W - 1), r0 + TR): W - 1 rows more than its height;
  * - source rows are read as the aligned vectors that cover the tile's columns, one vector more than the
  *   aligned case, and placed in shared memory at their true column, word by word (element by element
  *   for 1 and 2 bytes, whose rows may start off a word); 8-byte elements are copied there one by one by
@@ -38,7 +41,9 @@ template <int ES> struct SkewGeo {
     typedef Geo<ES, SkewShape<ES>::TR, SkewShape<ES>::TC> G;
     enum {
         E = G::E,
-        SR = G::TR + E - 1,                           /* tile rows held, with the halo above */
+        WB = 32,                                      /* windows start on sector boundaries ... */
+        W = WB / ES,                                  /* ... W elements apart */
+        SR = G::TR + W - 1,                           /* tile rows held, with the halo above */
         NVR = G::TR / E,                              /* output vectors per destination row */
         RGB = NVR / 8,
         STORES = G::TC * NVR / FAST_THREADS,
@@ -64,7 +69,7 @@ template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &
  * everywhere (double 8191x8193 83.7 and 59.8). */
 template <int ES> struct SkewAsync { enum { ON = ES == 8 }; };
 
-/* The E - 1 + TR source rows of a skewed tile, copied as above; an edge tile skips rows outside the matrix
+/* The W - 1 + TR source rows of a skewed tile, copied as above; an edge tile skips rows outside the matrix
  * and columns past nc (their shared-memory words are never gathered into a stored element). */
 template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_async(const SkewArgs &k, unsigned char *sm)
 {
@@ -72,7 +77,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_a
     typedef typename K::G G;
     enum { PER = FAST_THREADS / G::TC, ROUNDS = (K::SR + PER - 1) / PER };
     const unsigned col = threadIdx.x % G::TC, r = threadIdx.x / G::TC;
-    const long long top = (long long)k.r0 - (K::E - 1) + r; /* this thread's first source row */
+    const long long top = (long long)k.r0 - (K::W - 1) + r; /* this thread's first source row */
     const long long lds_b = (long long)(k.lds * ES);
     const char *p = k.src + (long long)(k.c0 + col) * ES; /* row 0 of this thread's column */
     unsigned char *s = sm + r * RS + col * ES;
@@ -120,7 +125,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_v
     enum { TB = G::TC * ES, NCH = TB / 16, PER = FAST_THREADS / NCH, ROUNDS = (K::SR + PER - 1) / PER };
     static_assert(PER % 16 == 0 && K::SR <= FAST_THREADS, "rows PER apart share their offset; one extra vector a thread");
     const unsigned t = threadIdx.x, r = t / NCH;
-    const long long top = (long long)k.r0 - (K::E - 1), lds_b = (long long)(k.lds * ES);
+    const long long top = (long long)k.r0 - (K::W - 1), lds_b = (long long)(k.lds * ES);
     const char *src = k.src + k.c0 * ES; /* column c0 of row 0 */
     const char *end = EDGE ? span_end<ES>(k.src, k.rows, k.cols, k.lds) : 0;
     const int nb = EDGE ? (int)(k.nc * ES) : TB; /* bytes of the tile row inside the matrix */
@@ -160,7 +165,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
 {
     typedef SkewGeo<ES> K;
     typedef typename XpElem<ES>::type T;
-    const long long top = (long long)k.r0 - (K::E - 1);
+    const long long top = (long long)k.r0 - (K::W - 1);
     if constexpr (SkewAsync<ES>::ON)
         skew_load_async<ES, RS, EDGE>(k, sm);
     else
@@ -174,8 +179,8 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(c
         if (EDGE && jj >= k.nc)
             continue;
         char *drow = k.dst + ((k.c0 + jj) * k.ldd + k.r0) * ES;
-        unsigned d = (unsigned)(((uintptr_t)drow & 15) / ES);
-        unsigned rr = K::E - 1 - d + vec * K::E;
+        unsigned d = (unsigned)(((uintptr_t)drow & (K::WB - 1)) / ES);
+        unsigned rr = K::W - 1 - d + vec * K::E;
         XpLanes<T> o; /* K::E elements */
 #pragma unroll
         for (int e = 0; e < K::E; e++)
