@@ -1,5 +1,6 @@
-/* fast.cu: the production GPU transpose (`fast`): tile order, the kernel and its launch. The tiles
- * themselves are in fast_tile.cuh (aligned rows) and fast_skew.cuh (misaligned rows of 1- to 8-byte elements). */
+/* fast.cu: the production GPU transpose (`fast`): tile order, the kernels and their launch. The tiles
+ * themselves are in fast_tile.cuh (aligned rows), fast_sector.cuh (1-byte rows 16 bytes off a sector) and
+ * fast_skew.cuh (misaligned rows of 1- to 8-byte elements). */
 #include "fast.h"
 
 #include "fast_tile.cuh"
