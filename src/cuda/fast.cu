@@ -163,8 +163,6 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
     }
 }
 
-/* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: W - 1,
- * sector-aligned ones: 16) may need one more tile row. */
 /* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh. */
 __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const FastArgs a)
 {
@@ -176,6 +174,8 @@ __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const Fast
     }
 }
 
+/* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: W - 1,
+ * sector-aligned ones: 16) may need one more tile row. */
 template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, unsigned extra)
 {
     a.tiles_r = (s->rows + extra + G::TR - 1) / G::TR;
