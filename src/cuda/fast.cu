@@ -135,9 +135,10 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
 }
 
 /* One matrix walked by one walk, down tile columns or row by row: the tile is the 2-D block index (x runs
- * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. Used for
- * calls that fit one wave at 8 blocks per SM (launch), where it needs 32 registers without spilling (the
- * grid-stride kernel spilled 48-172 bytes at that bound). */
+ * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. Used at
+ * 8 blocks per SM for calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte calls
+ * (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
+ * that bound with FastTile). */
 template <class G, int MIN_BLOCKS>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const FastArgs a)
 {
