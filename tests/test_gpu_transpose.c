@@ -81,23 +81,40 @@ static void dense_tiles(void)
     }
 }
 
-/* Byte matrices whose destination rows start 16 bytes into a 32-byte sector take `fast`'s sector-aligned
- * tiles (fast_sector.cuh), more tiles than SmallTile takes: odd pitches in 16-byte units, a destination 16
- * bytes off, both, rows that end one group into the extra tile row, a last chunk cut short, an odd batch
- * stride; row order (few tiles) and, in the last case, tile-column walks (more than FAST_FEW_TILES). */
+/* The smallest leading dimension >= n whose rows of es-byte elements are `phase` bytes (0 or 16) off a
+ * 32-byte sector, row after row: an odd number of 16-byte units for 16, a whole number of sectors for 0. */
+static size_t pitch_with_phase(size_t n, size_t es, size_t phase)
+{
+    while ((n * es) % 32 != phase)
+        n++;
+    return n;
+}
+
+/* Matrices whose destination rows start on 16-byte vectors but not all on 32-byte sectors: `fast` moves
+ * 1-byte ones in sector-aligned tiles (fast_sector.cuh) and 2- to 16-byte ones in skewed tiles
+ * (fast_skew.cuh). Every element size: pitches an odd number of 16-byte units, a destination 16 bytes
+ * off, both, rows that end just past a tile row (into the extra one), a last chunk cut short, an odd batch
+ * stride alone; row order (few tiles) and, in the last case, tile-column walks (more than FAST_FEW_TILES). */
 static void sector_rows(void)
 {
     static const struct {
-        size_t rows, cols, ldd, batch, sd, dst_off;
+        size_t rows, cols, half, batch, dst_off; /* half: destination pitch 16 bytes off a sector */
     } cases[] = {
-        {1000, 3000, 1008, 1, 0, 0},  {1000, 3000, 1024, 1, 0, 16}, {1000, 3000, 1008, 1, 0, 16},
-        {113, 9000, 144, 1, 0, 0},    {1001, 4001, 1008, 1, 0, 0},  {129, 5000, 144, 1, 0, 16},
-        {600, 2000, 608, 3, 608 * 2000 + 16, 0}, {4000, 9000, 4016, 1, 0, 0},
+        {1000, 3000, 1, 1, 0}, {1000, 3000, 0, 1, 16}, {1000, 3000, 1, 1, 16}, {113, 9000, 1, 1, 0},
+        {1001, 4001, 1, 1, 0}, {129, 5000, 1, 1, 16},  {600, 2000, 0, 3, 0},    {4000, 9000, 1, 1, 0},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        xpose_layout l = {cases[k].rows, cases[k].cols, 1, 0, cases[k].ldd, cases[k].batch, 0, cases[k].sd};
-        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 970 + (unsigned)k, 0, cases[k].dst_off) == 1,
-              "fast, sector-aligned rows, case %zu", k);
+    for (size_t e = 0; e < 5; e++) {
+        const size_t es = elem_sizes[e];
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            const size_t ldd = pitch_with_phase(cases[k].rows, es, cases[k].half ? 16 : 0);
+            /* the large case keeps its bytes (and its > FAST_FEW_TILES tiles) at every element size */
+            const size_t cols = cases[k].rows >= 4000 ? cases[k].cols / es : cases[k].cols;
+            /* batch members an odd number of 16-byte units apart */
+            const size_t sd = cases[k].batch > 1 ? ldd * cols + 16 / es : 0;
+            xpose_layout l = {cases[k].rows, cols, es, 0, ldd, cases[k].batch, 0, sd};
+            CHECK(t_check_variant(&t_dev_mem, "fast", &l, 970 + (unsigned)(k + 10 * e), 0, cases[k].dst_off) == 1,
+                  "fast, destination rows off a sector, %zu-byte case %zu", es, k);
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 /* fast.cu: the production GPU transpose (`fast`): tile order, the kernels and their launch. The tiles
  * themselves are in fast_tile.cuh (aligned rows), fast_sector.cuh (1-byte rows 16 bytes off a sector) and
- * fast_skew.cuh (misaligned rows of 1- to 8-byte elements). */
+ * fast_skew.cuh (misaligned rows, and 2- to 16-byte destination rows 16 bytes off a sector). */
 #include "fast.h"
 
 #include "fast_tile.cuh"
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
     move_tile<G, true>(a, tile_pos<G>(a, 0, tr, tc), sm);
 }
 
-/* Misaligned rows (1- to 8-byte elements): its own kernel, with its own register budget. 4 blocks per SM (64
+/* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64
  * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
 template <int ES, int RS, int MIN_BLOCKS = 4>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(const FastArgs a)
@@ -285,7 +285,9 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * the vector placement before, odd lds took 272: 536 wavefronts against 808, docs/notes/fast-v16-*). Realigning 1- and 2-byte
  * vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
  * instructions by 40 % but ran slower: u8 4001x4003 87.4 -> 75.5 (docs/notes/fast-v21-*). */
-template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : 264 }; };
+/* 16 bytes 272: whole vectors, 17 of them a row, so the 8 rows a quarter-warp gathers from lie in 8 distinct
+ * groups of 4 banks. */
+template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : ES == 16 ? 272 : 264 }; };
 
 static int skew_stride_4(size_t lds, size_t ldd)
 {
@@ -299,6 +301,19 @@ static bool half_sector_rows(const xp_call *c)
 {
     const xp_shape *s = &c->s;
     return ((uintptr_t)c->dst | (s->ldd * s->es) | (s->batch > 1 ? s->sd * s->es : 0)) % 32 != 0;
+}
+
+/* The skewed kernel for ES-byte rows (skew_stride_4 picks the 4-byte stride). */
+template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
+{
+    if constexpr (ES == 4) {
+        switch (skew_stride_4(s->lds, s->ldd)) {
+        case 264: return run_skew<ES, 264>(a, s, c);
+        case 268: return run_skew<ES, 268>(a, s, c);
+        default: return run_skew<ES, 260>(a, s, c);
+        }
+    }
+    return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
 
 /* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM (asked only where
@@ -329,17 +344,13 @@ template <int ES> static int launch(const xp_call *c)
         if ((c->p1 & XP_FAST_AUTO_ORDER) && tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
             a.band = 0;
     }
-    if constexpr (ES == 1 || ES == 2 || ES == 8)
-        if (!a.vec)
-            return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
-    if constexpr (ES == 4)
-        if (!a.vec) {
-            switch (skew_stride_4(s->lds, s->ldd)) {
-            case 264: return run_skew<ES, 264>(a, s, c);
-            case 268: return run_skew<ES, 268>(a, s, c);
-            default: return run_skew<ES, 260>(a, s, c);
-            }
-        }
+    /* Rows off a vector take skewed tiles; so do 2- to 16-byte rows on vectors whose destination rows are not
+     * all on sectors (half_sector_rows), which vector tiles would cut into half sectors. Against vector tiles
+     * in the same runs on the H200 (docs/notes/fast-v32-half-sectors.txt), 16384^2 with a destination pitch
+     * an odd number of 16-byte units, % of memcpy: u16 82.8 -> 95.8, float 92.9 -> 96.3, double 89.0 ->
+     * 96.2, c128 91.9 -> 94.9; float 4000^2 (ld 4004) 91.1 -> 94.5, double 8192^2 (ld 8194) 93.3 -> 98.1. */
+    if (!a.vec || (ES > 1 && auto_tiles && half_sector_rows(c)))
+        return launch_skew<ES>(a, s, c);
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
     /* Small tiles with vector edges: 6 blocks per SM (34-40 registers; 4 for 1 byte). Where the lab row asks
      * for small tiles everywhere: 8 blocks, 32 registers, element-wise edges (with vector edges at 6 blocks,

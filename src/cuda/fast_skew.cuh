@@ -1,5 +1,5 @@
-/* fast_skew.cuh: the production transpose's path for misaligned rows of 1- to 8-byte elements: aligned
- * 16-byte loads realigned through shared memory, and per-row skewed tiles so every store is 16 bytes. */
+/* fast_skew.cuh: the production transpose's path for rows that do not all start on a 32-byte sector: aligned
+ * 16-byte loads realigned through shared memory, and per-row skewed tiles so every store is whole sectors. */
 #ifndef XP_FAST_SKEW_CUH
 #define XP_FAST_SKEW_CUH
 
@@ -8,7 +8,9 @@
 
 /* When a leading dimension (or a base pointer) is not a multiple of 16 bytes, each row starts at its own
  * offset within a 16-byte vector. Element-wise access then needs four times the memory requests of the
- * vector path. Instead:
+ * vector path. Rows that are 16-byte aligned but not all 32-byte aligned (2- to 16-byte elements; 1-byte
+ * ones have fast_sector.cuh) take the vector path's loads, but its stores would cut every tile segment into
+ * half sectors at both ends on half the destination rows. Instead:
  * - the tile that starts at source row r0 owns, in destination row j, the window of elements
  *   [r0 - d_j, r0 + TR - d_j), where d_j < W counts the elements of that row that share the 32-byte sector
  *   of element r0: every window then starts on a sector boundary, so no two blocks write parts of one
@@ -18,9 +20,9 @@
  *   % of memcpy: float +3.2..+3.6, double +1.7..+5.0, u16 +0.5..+3.0, u8 level to +1.9;
  * - so a tile needs source rows [r0 - (W - 1), r0 + TR): W - 1 rows more than its height;
  * - source rows are read as the aligned vectors that cover the tile's columns, one vector more than the
- *   aligned case, and placed in shared memory at their true column, word by word (element by element
- *   for 1 and 2 bytes, whose rows may start off a word); 8-byte elements are copied there one by one by
- *   cp.async instead.
+ *   aligned case where a row starts inside a vector, and placed in shared memory at their true column,
+ *   word by word (element by element for 1 and 2 bytes, whose rows may start off a word; whole for 16
+ *   bytes); 8-byte elements are copied there one by one by cp.async instead.
  * Tiles at the matrix's edges take the same path with bounds tests (skew_tile's EDGE). */
 struct SkewArgs {
     const char *src; /* this batch member */
@@ -30,7 +32,7 @@ struct SkewArgs {
     unsigned nc;
 };
 
-/* Skewed tile shapes: FastTile's for 4 and 8 bytes; for 1 and 2 bytes, whose halo is 15 and 7 rows, tiles
+/* Skewed tile shapes: FastTile's for 4 to 16 bytes; for 1 and 2 bytes, whose halo is 31 and 15 rows, tiles
  * small enough that the loads of a tile fit 6 and 5 registers of 16 bytes a thread (1 byte: 128 x 128,
  * 128-byte source segments; 2 bytes: 64 x 128). */
 template <int ES> struct SkewShape { enum { TR = FastTile<ES>::TR, TC = FastTile<ES>::TC }; };
@@ -92,11 +94,11 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_a
 }
 
 /* Writes the elements of vector v that fall in a tile row's columns to shared-memory row `row`: v's first
- * byte belongs at byte b of the row (negative: v starts before the tile). In units of one word, or of one
- * element where rows may start off a word (1 and 2 bytes). */
+ * byte belongs at byte b of the row (negative: v starts before the tile). In units of one word, of one
+ * element where rows may start off a word (1 and 2 bytes), or whole (16 bytes: rows on vectors). */
 template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned char *row, uint4 v, int b)
 {
-    typedef typename XpElem<ES < 4 ? ES : 4>::type U;
+    typedef typename XpElem<ES < 4 || ES == 16 ? ES : 4>::type U;
     XpLanes<U> x;
     x.u = v;
 #pragma unroll
