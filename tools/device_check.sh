@@ -29,6 +29,8 @@ V="--variants fast,cublas-geam,memcpy --reps 30"
     "$X" bench --size 1024 --batch 64 --type float $V
     "$X" bench --size 16384 --ld-src 16400 --ld-dst 16400 --type float $V
     "$X" bench --size 16384 --ld-src 16400 --ld-dst 16400 --type u8 $V
+    "$X" bench --size 16384 --ld-dst 16388 --type float $V
+    "$X" bench --size 16384 --ld-dst 16385 --type c128 $V
     "$X" bench --rows 8191 --cols 8193 --type u8 $V
     "$X" bench --rows 4001 --cols 4003 --type u16 $V
     "$X" bench --size 1024 --type u8 $V
