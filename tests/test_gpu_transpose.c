@@ -81,6 +81,24 @@ static void dense_tiles(void)
     }
 }
 
+/* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
+ * start on a 128-byte line take `fast`'s wide tiles (WideTile): pitches off a line with edge tiles both ways, a
+ * source 64 bytes off a line, a batch whose member stride is off a line, a sub-matrix on both sides. */
+static void wide_tiles(void)
+{
+    static const struct {
+        size_t rows, cols, es, lds, ldd, batch, src_off;
+    } cases[] = {
+        {8200, 8200, 4, 8204, 0, 1, 0}, {8192, 8256, 4, 0, 0, 1, 64},  {1030, 1500, 4, 1500, 0, 42, 0},
+        {4100, 8200, 8, 8202, 4104, 1, 0}, {2100, 8200, 16, 8201, 0, 1, 16},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 990 + (unsigned)k, cases[k].src_off, 0) == 1,
+              "fast, wide tiles, case %zu", k);
+    }
+}
+
 /* The smallest leading dimension >= n whose rows of es-byte elements are `phase` bytes (0 or 16) off a
  * 32-byte sector, row after row: an odd number of 16-byte units for 16, a whole number of sectors for 0. */
 static size_t pitch_with_phase(size_t n, size_t es, size_t phase)
@@ -151,7 +169,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), sector_rows();
+        interleaved_walks(), dense_tiles(), sector_rows(), wide_tiles();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

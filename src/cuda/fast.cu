@@ -316,6 +316,13 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
     return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
 
+/* Whether some source row of a call does not start on a 128-byte line (its base, pitch or batch stride). */
+static bool off_line_rows(const xp_call *c)
+{
+    const xp_shape *s = &c->s;
+    return ((uintptr_t)c->src | (s->lds * s->es) | (s->batch > 1 ? s->ss * s->es : 0)) % 128 != 0;
+}
+
 /* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM (asked only where
  * the answer is used: the SM count costs a device query and a lock). */
 static bool fits_one_wave(size_t tiles)
@@ -366,6 +373,11 @@ template <int ES> static int launch(const xp_call *c)
         if (auto_tiles && fits_one_wave(tiles))
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
                                 fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
+    if constexpr (ES >= 4) /* large calls whose source rows are off a line (WideTile says why) */
+        if (auto_tiles && tiles >= FAST_WIDE_MIN_TILES && off_line_rows(c)) {
+            typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
+            return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
+        }
     if constexpr (ES >= 8) /* beyond one wave: 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;

@@ -38,6 +38,16 @@ template <> struct SmallTile<16> { enum { TR = 16, TC = 16, AUTO_MAX = 0 }; };
  * 32 x 64 tiles lost 1.7 at 16384^2. */
 template <int ES> struct DenseTile { enum { TR = 32, TC = 256 / ES, BLOCKS = 8 }; };
 
+/* Large 4- to 16-byte calls whose source rows do not all start on a 128-byte line: 512-byte source segments
+ * (64 x 128 elements of 4 bytes, 32 x 64 of 8, 32 x 32 of 16). A 256-byte segment off a line touches 3 lines
+ * instead of 2, a 512-byte one 5 instead of 4. Against the tiles before, same runs on the H200, 16384^2 with
+ * such a source pitch (docs/notes/fast-v34-wide.txt), % of memcpy: float 16392 92.7 -> 93.9, 16400 both sides
+ * 92.5 -> 93.4 (and 91.7 -> 93.2, 91.6 -> 92.8 on another machine), double 16392 92.5 -> 94.5, c128 16388
+ * 92.6 -> 94.4 (cuBLAS 94.7); 8192^2 float (8200) +0.3..+0.7; but float 4000^2 (4008, 3969 tiles) 95.3 ->
+ * 93.6, so only from FAST_WIDE_MIN_TILES FastTile tiles on. Aligned rows lose 1-2 with them. 2 bytes: +0.4. */
+template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES }; };
+#define FAST_WIDE_MIN_TILES 16384
+
 #define FAST_THREADS 256
 
 /* Everything that follows from the element size and a tile shape (the production shape by default). */
