@@ -295,13 +295,18 @@ static int skew_stride_4(size_t lds, size_t ldd)
     return best[lds % 4][ldd % 4];
 }
 
-/* Whether some destination row of an aligned call starts 16 bytes into a 32-byte sector (its base, pitch or
- * batch stride an odd number of 16-byte units). */
-static bool half_sector_rows(const xp_call *c)
+/* Whether some row of a matrix (first at `base`, rows `ld` elements apart, batch members `stride` apart)
+ * starts off a multiple of `unit` bytes. */
+static bool rows_off(const void *base, size_t ld, size_t stride, const xp_shape *s, size_t unit)
 {
-    const xp_shape *s = &c->s;
-    return ((uintptr_t)c->dst | (s->ldd * s->es) | (s->batch > 1 ? s->sd * s->es : 0)) % 32 != 0;
+    return ((uintptr_t)base | (ld * s->es) | (s->batch > 1 ? stride * s->es : 0)) % unit != 0;
 }
+
+static bool src_rows_off(const xp_call *c, size_t unit) { return rows_off(c->src, c->s.lds, c->s.ss, &c->s, unit); }
+static bool dst_rows_off(const xp_call *c, size_t unit) { return rows_off(c->dst, c->s.ldd, c->s.sd, &c->s, unit); }
+
+/* Whether some destination row of an aligned call starts 16 bytes into a 32-byte sector. */
+static bool half_sector_rows(const xp_call *c) { return dst_rows_off(c, 32); }
 
 /* The skewed kernel for ES-byte rows (skew_stride_4 picks the 4-byte stride). */
 template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
@@ -314,13 +319,6 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
         }
     }
     return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
-}
-
-/* Whether some source row of a call does not start on a 128-byte line (its base, pitch or batch stride). */
-static bool off_line_rows(const xp_call *c)
-{
-    const xp_shape *s = &c->s;
-    return ((uintptr_t)c->src | (s->lds * s->es) | (s->batch > 1 ? s->ss * s->es : 0)) % 128 != 0;
 }
 
 /* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM (asked only where
@@ -338,9 +336,7 @@ template <int ES> static int launch(const xp_call *c)
     a.src = (const char *)c->src;
     a.dst = (char *)c->dst;
     a.rows = s->rows, a.cols = s->cols, a.lds = s->lds, a.ldd = s->ldd, a.ss = s->ss, a.sd = s->sd;
-    bool strides_aligned = s->batch == 1 || ((s->ss * ES) % 16 == 0 && (s->sd * ES) % 16 == 0);
-    a.vec = ((uintptr_t)c->src % 16 == 0) && ((uintptr_t)c->dst % 16 == 0) && (s->lds * ES) % 16 == 0 &&
-            (s->ldd * ES) % 16 == 0 && strides_aligned;
+    a.vec = !src_rows_off(c, 16) && !dst_rows_off(c, 16);
     a.band = (unsigned)c->p0;
     const bool auto_tiles = c->p1 & XP_FAST_AUTO_TILES;
     size_t tiles = 0; /* FastTile tiles of the whole call, counted where an automatic rule reads them */
@@ -374,7 +370,7 @@ template <int ES> static int launch(const xp_call *c)
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
                                 fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 4) /* large calls whose source rows are off a line (WideTile says why) */
-        if (auto_tiles && tiles >= FAST_WIDE_MIN_TILES && off_line_rows(c)) {
+        if (auto_tiles && tiles >= FAST_WIDE_MIN_TILES && src_rows_off(c, 128)) {
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
         }

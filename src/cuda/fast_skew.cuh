@@ -109,7 +109,7 @@ template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned ch
     }
 }
 
-/* The source rows of a skewed tile as aligned 16-byte vectors (1- to 4-byte elements), placed at their true
+/* The source rows of a skewed tile as aligned 16-byte vectors (1-, 2-, 4- and 16-byte elements), placed at their true
  * columns in shared memory. A tile row of TC elements that starts m bytes into a vector (m < 16) spans NCH
  * vectors, and one more where m > 0. Thread t reads vector t % NCH of rows t / NCH, + PER, + 2 PER ...; PER is
  * a multiple of 16, so those rows all start m bytes into a vector, and one offset, one pointer step and one
