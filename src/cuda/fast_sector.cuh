@@ -72,15 +72,9 @@ __device__ __forceinline__ void sector_tile(const char *src_mat, char *dst_mat, 
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const unsigned q = par + 2 * h, col = u * 4 + q;
-            const unsigned pair = q | ((q + 4) << 4);
-            unsigned o[4];
-#pragma unroll
-            for (int m = 0; m < 4; m++)
-                o[m] = __byte_perm(__byte_perm(w[4 * m], w[4 * m + 1], pair),
-                                   __byte_perm(w[4 * m + 2], w[4 * m + 3], pair), 0x5410);
+            const uint4 v = byte_column(w, (int)q);
             if (col < nc && s0 >= 0 && s0 < (long long)rows)
-                store16_part<1>(dst_mat + (c0 + col) * ldd + (size_t)s0, make_uint4(o[0], o[1], o[2], o[3]), 0,
-                                (long long)rows - s0);
+                store16_part<1>(dst_mat + (c0 + col) * ldd + (size_t)s0, v, 0, (long long)rows - s0);
         }
     }
 }

@@ -152,10 +152,23 @@ __device__ __forceinline__ void unit_words(const unsigned char *sm, unsigned rg,
         w[k] = *(const unsigned *)(sm + chunk_at<G>(rg * N + k, u >> 2) + (u & 3) * 4);
 }
 
+/* Byte q (0-3) of each of 16 words (one word of 4 columns from each of 16 rows), in row order: the 16 bytes of
+ * column q. Two permutes pair bytes of two words, a third joins the pairs. */
+__device__ __forceinline__ uint4 byte_column(const unsigned (&w)[16], int q)
+{
+    const unsigned pair = (unsigned)q | ((unsigned)(q + 4) << 4); /* byte q of a, byte q of b */
+    unsigned o[4];
+#pragma unroll
+    for (int m = 0; m < 4; m++)
+        o[m] = __byte_perm(__byte_perm(w[4 * m], w[4 * m + 1], pair), __byte_perm(w[4 * m + 2], w[4 * m + 3], pair),
+                           0x5410);
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
 template <class G> struct Gather<G, 1> {
-    /* 16 words (4 columns each) from 16 rows. Output vector q takes byte q of every word: two permutes
-     * pair bytes of two words, a third joins the pairs. Building one vector at a time keeps 16 words and
-     * 4 outputs live instead of 32 registers, which lets 4 blocks share an SM instead of 3. */
+    /* 16 words (4 columns each) from 16 rows; output vector q is their byte column q. Building one vector at a
+     * time keeps 16 words and 4 outputs live instead of 32 registers, which lets 4 blocks share an SM
+     * instead of 3. */
     template <class Put>
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
                                                size_t ldd_b, const Put &put)
@@ -164,13 +177,8 @@ template <class G> struct Gather<G, 1> {
         unit_words<G>(sm, rg, u, w);
 #pragma unroll
         for (int q = 0; q < 4; q++) {
-            const unsigned pair = (unsigned)q | ((unsigned)(q + 4) << 4); /* byte q of a, byte q of b */
-            unsigned o[4];
-#pragma unroll
-            for (int m = 0; m < 4; m++)
-                o[m] = __byte_perm(__byte_perm(w[4 * m], w[4 * m + 1], pair),
-                                   __byte_perm(w[4 * m + 2], w[4 * m + 3], pair), 0x5410);
-            put(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, make_uint4(o[0], o[1], o[2], o[3]), u * 4 + q, rg);
+            const uint4 v = byte_column(w, q);
+            put(dst + (size_t)(u * 4 + q) * ldd_b + rg * 16, v, u * 4 + q, rg);
         }
     }
 };
