@@ -366,9 +366,12 @@ template <int ES> static int launch(const xp_call *c)
         if (auto_tiles && half_sector_rows(c))
             return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c);
     if constexpr (ES >= 4)
-        if (auto_tiles && fits_one_wave(tiles))
-            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
-                                fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
+        if (auto_tiles && fits_one_wave(tiles)) {
+            /* 8-byte calls of one wave store 8 row groups a warp instruction: with 16 (StoreGroups) 8-byte
+             * 1000^2 and 1024^2 lost 1.2-3.1 points (docs/notes/fast-v35-line-stores.txt). */
+            typedef Geo<ES, FastTile<ES>::TR, FastTile<ES>::TC, ES == 8 ? 8 : 0> One;
+            return run<One>(fast_kernel<One>, a, s, 0, One::SMEM, c, fast_kernel_direct<One, FAST_ONE_WAVE_BLOCKS>);
+        }
     if constexpr (ES >= 4) /* large calls whose source rows are off a line (WideTile says why) */
         if (auto_tiles && tiles >= FAST_WIDE_MIN_TILES && src_rows_off(c, 128)) {
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;

@@ -50,8 +50,20 @@ template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES
 
 #define FAST_THREADS 256
 
+/* Row groups one warp's store instruction covers: 8 (128 bytes of 4 destination rows), or for 8- and 16-byte
+ * elements 16 / 32 (256 bytes of 2 rows, 512 bytes of 1), as far as the tile has them: each destination segment
+ * leaves in one instruction. The gathers stay free of bank conflicts: a quarter-warp still reads 8 consecutive
+ * row groups, an 8-byte warp both halves of 8 chunks (2 wavefronts for 256 bytes). 4-byte warps over 16 row
+ * groups would meet 2-way conflicts under this swizzle, so 1-4 bytes keep 8. Against 8 row groups in the same
+ * runs on the H200 (docs/notes/fast-v35-line-stores.txt), % of memcpy: 16-byte 16384^2 95.4 -> 96.1, 32768x8192
+ * 95.7 -> 96.4, 4096^2 +0.4 (98.0 -> 98.4, cuBLAS 98.1), 2048^2 +0.2; 8-byte 16384^2 97.0 -> 97.5, 32768x8192
+ * 97.2 -> 97.7, 2048^2-4096^2 level to +0.3; but 8-byte calls of one wave lost (launch keeps 8 for them). */
+template <int ES, int NRG> struct StoreGroups {
+    enum { WANT = ES == 16 ? 32 : ES == 8 ? 16 : 8, LRG = NRG < WANT ? NRG : WANT };
+};
+
 /* Everything that follows from the element size and a tile shape (the production shape by default). */
-template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> struct Geo {
+template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC, int LRG_ = 0> struct Geo {
     enum {
         ES = ES_,
         TR = TR_,
@@ -62,8 +74,10 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
         UC = ES < 4 ? 4 / ES : 1,    /* tile columns one shared-memory read unit (a word, or an element) spans */
         NRG = TR / E,                /* row groups: one 16-byte output vector each */
         NU = TC / UC,                /* read units across a tile row */
-        RGB = NRG / 8,               /* a warp covers 8 row groups (128 output bytes per destination row) ... */
-        UB = NU / 4,                 /* ... and 4 read units */
+        LRG = LRG_ ? LRG_ : (int)StoreGroups<ES_, NRG>::LRG, /* a warp store covers LRG row groups ... */
+        LU = 32 / LRG,               /* ... of LU read units */
+        RGB = NRG / LRG,
+        UB = NU / LU,
         WARP_ITEMS = RGB * UB,
         LOADS = TR * NCH / FAST_THREADS,
         STORES = WARP_ITEMS / (FAST_THREADS / 32),
@@ -71,6 +85,7 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
         SRB = RB + PADB,
         SMEM = TR * SRB,             /* the larger layout of the two (vector: TR x RB; scalar: TR x SRB) */
     };
+    static_assert(WARP_ITEMS % (FAST_THREADS / 32) == 0, "every warp stores the same number of items");
 };
 
 /* Byte offset of 16-byte chunk `ch` of tile row `row`: chunks are XOR-swizzled by the row's group so that
@@ -265,7 +280,7 @@ template <class G> struct VecTile {
 #pragma unroll
         for (int it = 0; it < G::STORES; it++) {
             unsigned wi = warp + it * (FAST_THREADS / 32);
-            unsigned rg = (wi % G::RGB) * 8 + (lane & 7), u = (wi / G::RGB) * 4 + (lane >> 3);
+            unsigned rg = (wi % G::RGB) * G::LRG + lane % G::LRG, u = (wi / G::RGB) * G::LU + lane / G::LRG;
             Gather<G>::run(sm, rg, u, dst, ldd_b, put);
         }
     }
