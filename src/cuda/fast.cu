@@ -136,8 +136,8 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
 
 /* One matrix walked by one walk, down tile columns or row by row: the tile is the 2-D block index (x runs
  * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. Used at
- * 8 blocks per SM for calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte calls
- * (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
+ * 8 blocks per SM for 4-byte calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte
+ * calls (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
  * that bound with FastTile). */
 template <class G, int MIN_BLOCKS>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const FastArgs a)
@@ -265,13 +265,14 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
 #define FAST_FEW_TILES 1024
 #define FAST_FEW_TILES_MAX_ES 4
 
-/* Calls of 4- to 16-byte elements with at most this many tiles per SM take fast_kernel_direct at this many
+/* 4-byte calls with at most this many tiles per SM take fast_kernel_direct at this many
  * blocks per SM: one wave, where 4 blocks per SM (64 registers) needed two from 4 x SMs tiles on, and the
  * second wave started only as the first one's blocks drained. Against the kernel before, in sweeps of squares
  * 256^2-4096^2 on the H200 (docs/notes/fast-v28-*), % of memcpy: 16-byte 256^2 +2.0, 512^2 +1.7, 1024^2
  * +3.0..+3.8; 8-byte 1024^2 +1.4; float 1024^2 +2.6, 2048^2 +3.2..+4.5 (calls of fewer tiles take SmallTile).
  * Beyond one wave the direct kernel at 4 blocks per SM was level, 16-byte 2048^2-4096^2 -0.3..-0.7, so those
- * keep fast_kernel. 1- and 2-byte tiles spill at 32 registers (152-388 bytes). */
+ * keep fast_kernel. 1- and 2-byte tiles spill at 32 registers (152-388 bytes). 8- and 16-byte calls of one wave
+ * have since taken DenseTile (which says why). */
 #define FAST_ONE_WAVE_BLOCKS 8
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
@@ -365,19 +366,16 @@ template <int ES> static int launch(const xp_call *c)
     if constexpr (ES == 1)
         if (auto_tiles && half_sector_rows(c))
             return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c);
-    if constexpr (ES >= 4)
-        if (auto_tiles && fits_one_wave(tiles)) {
-            /* 8-byte calls of one wave store 8 row groups a warp instruction: with 16 (StoreGroups) 8-byte
-             * 1000^2 and 1024^2 lost 1.2-3.1 points (docs/notes/fast-v35-line-stores.txt). */
-            typedef Geo<ES, FastTile<ES>::TR, FastTile<ES>::TC, ES == 8 ? 8 : 0> One;
-            return run<One>(fast_kernel<One>, a, s, 0, One::SMEM, c, fast_kernel_direct<One, FAST_ONE_WAVE_BLOCKS>);
-        }
+    if constexpr (ES == 4)
+        if (auto_tiles && fits_one_wave(tiles))
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
+                                fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 4) /* large calls whose source rows are off a line (WideTile says why) */
         if (auto_tiles && tiles >= FAST_WIDE_MIN_TILES && src_rows_off(c, 128)) {
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
         }
-    if constexpr (ES >= 8) /* beyond one wave: 8 KB tiles at 8 blocks per SM (DenseTile says why) */
+    if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
             enum { NB = DenseTile<ES>::BLOCKS };

@@ -29,13 +29,15 @@ template <> struct SmallTile<4> { enum { TR = 32, TC = 32, AUTO_MAX = 64 }; };
 template <> struct SmallTile<8> { enum { TR = 32, TC = 16, AUTO_MAX = 128 }; };
 template <> struct SmallTile<16> { enum { TR = 16, TC = 16, AUTO_MAX = 0 }; };
 
-/* 8- and 16-byte calls beyond one wave of FastTile tiles (XP_FAST_AUTO_TILES): half-height tiles of 8 KB
- * (32 x 32 and 32 x 16 elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM
- * as FastTile's 16 KB at 4, in finer pieces, and 32 registers. Against FastTile in the same runs on the H200
+/* 8- and 16-byte calls past SmallTile's (XP_FAST_AUTO_TILES): half-height tiles of 8 KB (32 x 32 and 32 x 16
+ * elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM as FastTile's 16 KB
+ * at 4, in finer pieces, and 32 registers. Against FastTile in the same runs on the H200
  * (docs/notes/fast-v29-dense.txt), % of memcpy: 8-byte 2048^2 +1.3..+1.5, 1500^2 +2.1, 1000^2 +1.8, 4096^2
  * level to +1.2; 16-byte 2048^2 +0.9..+1.2, 1000^2 +4.5, 1500^2 +1.9; 16384^2 and 32768x8192 level (within
- * 0.1) for both. 16-byte calls of one wave keep FastTile in one wave (1024^2: -0.7..-1.2 with these); 4-byte
- * 32 x 64 tiles lost 1.7 at 16384^2. */
+ * 0.1) for both. Calls of one wave of FastTile tiles (FastTile at 8 blocks per SM before) take them too: over
+ * six sweeps in two runs (docs/notes/fast-v36-dense-one-wave.txt), 16-byte 256^2 +0..+1.9, 512^2 +0.3..+2.6,
+ * 1000^2 +2.3, +3.6; 8-byte 1000^2 +1.3, +1.6, 1024^2 -0.6..+2.6, 512^2 -0.5..+0.5; but 16-byte 1024^2
+ * -1.7..+2.2, behind in 4 of 6 sweeps. 4-byte 32 x 64 tiles lost 1.7 at 16384^2. */
 template <int ES> struct DenseTile { enum { TR = 32, TC = 256 / ES, BLOCKS = 8 }; };
 
 /* Large 4- to 16-byte calls whose source rows do not all start on a 128-byte line: 512-byte source segments
@@ -57,13 +59,14 @@ template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES
  * groups would meet 2-way conflicts under this swizzle, so 1-4 bytes keep 8. Against 8 row groups in the same
  * runs on the H200 (docs/notes/fast-v35-line-stores.txt), % of memcpy: 16-byte 16384^2 95.4 -> 96.1, 32768x8192
  * 95.7 -> 96.4, 4096^2 +0.4 (98.0 -> 98.4, cuBLAS 98.1), 2048^2 +0.2; 8-byte 16384^2 97.0 -> 97.5, 32768x8192
- * 97.2 -> 97.7, 2048^2-4096^2 level to +0.3; but 8-byte calls of one wave lost (launch keeps 8 for them). */
+ * 97.2 -> 97.7, 2048^2-4096^2 level to +0.3 (8-byte FastTile tiles of one wave lost 1.2-3.1; they now take
+ * DenseTile, 16 row groups, which gained there: docs/notes/fast-v36-dense-one-wave.txt). */
 template <int ES, int NRG> struct StoreGroups {
     enum { WANT = ES == 16 ? 32 : ES == 8 ? 16 : 8, LRG = NRG < WANT ? NRG : WANT };
 };
 
 /* Everything that follows from the element size and a tile shape (the production shape by default). */
-template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC, int LRG_ = 0> struct Geo {
+template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> struct Geo {
     enum {
         ES = ES_,
         TR = TR_,
@@ -74,7 +77,7 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC, int
         UC = ES < 4 ? 4 / ES : 1,    /* tile columns one shared-memory read unit (a word, or an element) spans */
         NRG = TR / E,                /* row groups: one 16-byte output vector each */
         NU = TC / UC,                /* read units across a tile row */
-        LRG = LRG_ ? LRG_ : (int)StoreGroups<ES_, NRG>::LRG, /* a warp store covers LRG row groups ... */
+        LRG = StoreGroups<ES_, NRG>::LRG, /* a warp store covers LRG row groups ... */
         LU = 32 / LRG,               /* ... of LU read units */
         RGB = NRG / LRG,
         UB = NU / LU,
