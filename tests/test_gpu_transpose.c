@@ -64,9 +64,10 @@ static void interleaved_walks(void)
     }
 }
 
-/* 8- and 16-byte calls beyond one wave of FastTile tiles take `fast`'s dense tiles (DenseTile): more than
- * 8 x SMs FastTile tiles on any current GPU (1632-2961 here), with edge tiles both ways, a sub-matrix, and
- * batches (which take the grid-stride kernel, the others the 2-D grid). */
+/* 8- and 16-byte calls past SmallTile's take `fast`'s dense tiles (DenseTile). The edge shapes and random
+ * layouts above cover calls of one wave; these have more than 8 x SMs FastTile tiles on any current GPU
+ * (1632-2961 here), with edge tiles both ways, a sub-matrix, and batches (which take the grid-stride kernel,
+ * the others the 2-D grid). */
 static void dense_tiles(void)
 {
     static const struct {
