@@ -90,6 +90,26 @@ expect 0 "bench help" -- "$X" bench --help
 expect 0 "list" -- "$X" list
 expect 0 "info" -- "$X" info
 expect 0 "small bench" -- "$X" bench --size 64 --backend cpu --reps 2
+# GPU rows of a shape take turns rep by rep, or with --by-row one row after another: either way each is verified and
+# timed the asked number of times, and the note says which order ran (or, with no GPU, why none did).
+order_check='
+import json, sys
+d = json.load(sys.stdin)
+gpu = [r for r in d["results"] if r["backend"] == "cuda"]
+want = sys.argv[1]
+if gpu:
+    assert want in d["note"], d["note"]
+    for r in gpu:
+        assert r["verified"] and r["reps"] == 3, r
+else:
+    assert "GPU variants skipped" in d["note"], d["note"]
+'
+for order in "" --by-row; do
+    want=$([ -n "$order" ] && echo "one after another" || echo "timed in turn, rep by rep")
+    out=$("$X" bench --size 96 --variants fast,naive,memcpy --reps 3 --format json $order)
+    if printf '%s\n' "$out" | python3 -c "$order_check" "$want"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: GPU timing order '$order'"; fi
+done
 
 json=$("$X" bench --size 300 --backend cpu --format json --reps 2)
 if printf '%s' "$json" | python3 -c '

@@ -146,6 +146,8 @@ void bench_usage(FILE *f)
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); the median is reported\n"
           "  --warm                CPU rows without the cache flush between timed runs (a read of twice the\n"
           "                        last-level cache); GPU rows always flush the L2\n"
+          "  --by-row              time each GPU row's reps together, one row after another (default: the\n"
+          "                        GPU rows of a shape take turns, rep by rep)\n"
           "  --seed S              random data seed\n"
           "  --format table|csv|json|md\n"
           "  --plot FILE.png       draw the results with gnuplot\n",
@@ -174,7 +176,8 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         }
         memcpy(key, a, klen);
         key[klen] = '\0';
-        int flag = !strcmp(key, "--sweep") || !strcmp(key, "--peers") || !strcmp(key, "--warm") || !strcmp(key, "--help");
+        int flag = !strcmp(key, "--sweep") || !strcmp(key, "--peers") || !strcmp(key, "--warm") ||
+                   !strcmp(key, "--by-row") || !strcmp(key, "--help");
         if (!flag) {
             if (eq)
                 v = eq + 1;
@@ -195,6 +198,8 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
             o->peers = 1;
         else if (!strcmp(key, "--warm"))
             o->warm = 1;
+        else if (!strcmp(key, "--by-row"))
+            o->by_row = 1;
         else if (!strcmp(key, "--size")) {
             st = parse_list("--size", v, 1, SIZE_MAX, o->sizes, &o->nsizes);
             o->rows = o->cols = o->sizes[0]; /* one value: exactly the old --size N, and presets see it */

@@ -332,9 +332,28 @@ static void shape_end(shape_data *d)
     free(d->src), free(d->ref), free(d->out);
 }
 
-/* Times variant v on the shape into a new row; `implicit`: a reference the user did not ask for. */
+/* The GPU rows of one shape, verified and waiting to be timed together (gpu_time_jobs). Rows are named by index
+ * into the result until then: adding rows may move them. */
+typedef struct shape_jobs {
+    gpu_job *job;
+    size_t *row;
+    int n, reps;
+} shape_jobs;
+
+/* Times the shape's waiting GPU rows, in turn (or the one row just verified, with --by-row). */
+static void time_jobs(shape_jobs *q, bench_result *res)
+{
+    for (int j = 0; j < q->n; j++)
+        q->job[j].row = &res->rows[q->row[j]];
+    if (q->n)
+        gpu_time_jobs(q->job, q->n, q->reps);
+    q->n = 0;
+}
+
+/* Runs variant v on the shape into a new row: CPU rows are timed now, GPU rows verified now and queued in q to
+ * be timed with the shape's other GPU rows; `implicit`: a reference the user did not ask for. */
 static int run_variant(const bench_opts *o, const xpose_variant_info *v, int implicit, shape_data *d,
-                       bench_result *res)
+                       shape_jobs *q, bench_result *res)
 {
     char id[96];
     id_of(v, id, sizeof id);
@@ -363,10 +382,20 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     const xpose_layout *vl = copy ? &d->dense : &d->lay;
     const void *want = copy ? (const void *)d->src : (const void *)d->ref;
     size_t cmp = copy ? d->dense_bytes : d->db;
-    if (v->backend == XPOSE_BACKEND_CPU)
+    if (v->backend == XPOSE_BACKEND_CPU) {
         time_cpu(id, vl, d->src, want, cmp, d->out, d->db, reps, !o->warm, row);
-    else
-        gpu_time_variant(id, vl, want, cmp, reps, row);
+        return 0;
+    }
+    gpu_verify_variant(id, vl, want, cmp, row);
+    if (row->status != XPOSE_OK)
+        return 0;
+    gpu_job *b = &q->job[q->n];
+    snprintf(b->id, sizeof b->id, "%s", id);
+    b->lay = vl;
+    q->row[q->n++] = (size_t)(row - res->rows);
+    q->reps = reps; /* the same for every GPU row of a run */
+    if (o->by_row)
+        time_jobs(q, res);
     return 0;
 }
 
@@ -380,6 +409,11 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gp
     int st = shape_begin(o, sh, &d);
     if (st)
         return st;
+    shape_jobs q = {malloc(sizeof(gpu_job) * (size_t)sel->n), malloc(sizeof(size_t) * (size_t)sel->n), 0, 0};
+    if (!q.job || !q.row) {
+        fprintf(stderr, "xpose: out of memory for the GPU rows\n");
+        st = CLI_EXIT_USAGE;
+    }
     for (int p = 0; p < (tp->n ? tp->n : 1) && !st; p++) {
         if (tp->n)
             xpose_set_threads(tp->t[p]);
@@ -392,9 +426,13 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gp
                 continue;
             if (p > 0 && !v.threaded)
                 continue; /* runs on one thread in every pass: timed once, in the first */
-            st = run_variant(o, &v, sel->implicit[k], &d, res);
+            st = run_variant(o, &v, sel->implicit[k], &d, &q, res);
         }
     }
+    if (!st)
+        time_jobs(&q, res);
+    free(q.job);
+    free(q.row);
     if (isatty(2))
         fprintf(stderr, "\r%-60s\r", "");
     shape_end(&d);
@@ -510,6 +548,9 @@ int cmd_bench(int argc, char **argv)
         }
     if (cpu_rows)
         cpu_flush_note(&res, cold);
+    if (gpu && any_gpu)
+        note_add(&res, o.by_row ? "GPU rows timed one after another (--by-row), each launch after an L2 flush"
+                                : "GPU rows of a shape timed in turn, rep by rep, each launch after an L2 flush");
     cpu_flush_free();
     relate_rows(&res);
     report(stdout, o.format, &res, &o);

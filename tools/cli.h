@@ -29,6 +29,7 @@ typedef struct bench_opts {
     const char *plot;         /* PNG path or NULL */
     int reps, sweep, peers;
     int warm;                 /* --warm: CPU rows timed without evicting the caches between runs */
+    int by_row;               /* --by-row: each GPU row's reps timed together, one row after another */
     size_t sweep_max;
     op_choice op;
     out_format format;
@@ -98,11 +99,19 @@ int cmd_info(int argc, char **argv);
 /* gpu_bench.c / gpu_none.c: the GPU side of the bench, present only when CUDA is built. */
 int gpu_ready(char *why, size_t why_len);                /* 1 when GPU variants can be timed here */
 void gpu_describe(char *buf, size_t len);                /* device name, memory, driver; or why none */
-/* Uploads one shape; then gpu_time_variant per variant; gpu_end_shape frees. 0 or an xpose status. */
+/* Uploads one shape; then gpu_verify_variant per variant and gpu_time_jobs; gpu_end_shape frees. 0 or an
+ * xpose status. */
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);
-/* Runs variant id on lay into a poisoned output, compares its first cmp_bytes with want, then times it. */
-void gpu_time_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, int reps,
-                      bench_row *row);
+/* Runs variant id on lay into a poisoned output and compares its first cmp_bytes with want (row->verified). */
+void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row);
+/* A verified GPU row of the current shape, to be timed. */
+typedef struct gpu_job {
+    char id[96];
+    const xpose_layout *lay;
+    bench_row *row;
+} gpu_job;
+/* Times n jobs, reps launches each, in turn (round k runs every job once); each row gets its median and spread. */
+void gpu_time_jobs(gpu_job *jobs, int n, int reps);
 void gpu_end_shape(void);
 
 #endif

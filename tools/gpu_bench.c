@@ -74,7 +74,7 @@ int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_by
 }
 
 /* One untimed run into a poisoned output, compared in full with the reference. */
-static void verify_once(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
+void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
 {
     size_t first;
     if (cudaMemsetAsync(g.dst, (int)XV_POISON, g.dst_bytes, g.stream) != cudaSuccess) {
@@ -93,51 +93,73 @@ static void verify_once(const char *id, const xpose_layout *lay, const void *wan
     row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
 }
 
-/* Times `reps` launches with events around each, after two warm-ups. Between launches, outside the timed
- * span, a buffer twice the L2 is summed: no run reads what the previous one left in cache, and (since the
- * flush only reads) none pays for writing back lines the flush dirtied. */
-void gpu_time_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, int reps,
-                      bench_row *row)
+/* Rounds enqueued between two host waits: bounds the events alive at once (2 per job and round). */
+#define ROUNDS_PER_WAIT 128
+
+/* Enqueues rounds k0 .. k0 + nr - 1 (each: every job once, after an L2 flush, between two events), waits, and
+ * reads the times into t (reps per job). A job whose launch fails drops out of the later rounds. */
+static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, double *t, int reps)
 {
-    verify_once(id, lay, want, cmp_bytes, row);
-    if (row->status != XPOSE_OK)
-        return;
-    cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * 2 * (size_t)reps);
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    int made = 0, st = XPOSE_OK;
-    if (!ev || !t) {
-        row->status = XPOSE_ERR_NO_MEMORY;
-        goto out;
-    }
-    for (; made < 2 * reps; made++)
-        if (cudaEventCreate(&ev[made]) != cudaSuccess) {
-            row->status = XPOSE_ERR_CUDA;
-            goto out;
+    int st = XPOSE_OK;
+    for (int k = 0; k < nr && st == XPOSE_OK; k++)
+        for (int i = 0; i < n && st == XPOSE_OK; i++) {
+            const int j = (k0 + k + i) % n; /* rounds start one job later each time: no job always follows another */
+            gpu_job *b = &jobs[j];
+            if (b->row->status != XPOSE_OK)
+                continue;
+            st = xpose_reduce_cuda(XPOSE_SUM, XPOSE_I32, g.flush, g.flush_bytes / 4, g.flush_sum, g.stream);
+            if (st != XPOSE_OK || cudaEventRecord(ev[2 * (k * n + j)], g.stream) != cudaSuccess) {
+                st = st ? st : XPOSE_ERR_CUDA;
+                break;
+            }
+            b->row->status = xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+            if (cudaEventRecord(ev[2 * (k * n + j) + 1], g.stream) != cudaSuccess)
+                st = XPOSE_ERR_CUDA;
         }
-    for (int w = 0; w < 2 && st == XPOSE_OK; w++)
-        st = xpose_transpose_variant_cuda(id, lay, g.src, g.dst, g.stream);
-    for (int k = 0; k < reps && st == XPOSE_OK; k++) {
-        if ((st = xpose_reduce_cuda(XPOSE_SUM, XPOSE_I32, g.flush, g.flush_bytes / 4, g.flush_sum, g.stream)))
-            break;
-        cudaEventRecord(ev[2 * k], g.stream);
-        st = xpose_transpose_variant_cuda(id, lay, g.src, g.dst, g.stream);
-        cudaEventRecord(ev[2 * k + 1], g.stream);
-    }
     if (st == XPOSE_OK && cudaStreamSynchronize(g.stream) != cudaSuccess)
         st = XPOSE_ERR_CUDA;
-    if (st != XPOSE_OK) {
-        row->status = st;
-        goto out;
+    for (int k = 0; k < nr && st == XPOSE_OK; k++)
+        for (int j = 0; j < n; j++) {
+            float ms = 0;
+            if (jobs[j].row->status == XPOSE_OK &&
+                cudaEventElapsedTime(&ms, ev[2 * (k * n + j)], ev[2 * (k * n + j) + 1]) != cudaSuccess)
+                st = XPOSE_ERR_CUDA;
+            t[(size_t)j * reps + k0 + k] = ms;
+        }
+    return st;
+}
+
+/* Times the verified jobs of one shape, `reps` launches each after two warm-ups, in turn: round k runs every job
+ * once, so the jobs share the clocks, the buffers and whatever drifts during the run, and a comparison between two
+ * rows is between launches made microseconds apart. Before each launch, outside the timed span, a buffer twice the
+ * L2 is summed: no run reads what an earlier one left in cache, and (since the flush only reads) none pays for
+ * writing back lines the flush dirtied. */
+void gpu_time_jobs(gpu_job *jobs, int n, int reps)
+{
+    const int per_wait = reps < ROUNDS_PER_WAIT ? reps : ROUNDS_PER_WAIT;
+    const size_t nev = 2 * (size_t)per_wait * (size_t)n;
+    cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * nev);
+    double *t = malloc(sizeof(double) * (size_t)reps * (size_t)n);
+    size_t made = 0;
+    int st = ev && t ? XPOSE_OK : XPOSE_ERR_NO_MEMORY;
+    for (; st == XPOSE_OK && made < nev; made++)
+        if (cudaEventCreate(&ev[made]) != cudaSuccess)
+            st = XPOSE_ERR_CUDA;
+    for (int j = 0; j < n && st == XPOSE_OK; j++)
+        for (int w = 0; w < 2 && jobs[j].row->status == XPOSE_OK; w++)
+            jobs[j].row->status = xpose_transpose_variant_cuda(jobs[j].id, jobs[j].lay, g.src, g.dst, g.stream);
+    for (int k0 = 0; k0 < reps && st == XPOSE_OK; k0 += per_wait)
+        st = time_rounds(jobs, n, k0, reps - k0 < per_wait ? reps - k0 : per_wait, ev, t, reps);
+    for (int j = 0; j < n; j++) {
+        bench_row *row = jobs[j].row;
+        if (row->status == XPOSE_OK && st != XPOSE_OK)
+            row->status = st;
+        if (row->status != XPOSE_OK)
+            continue;
+        row->reps = reps;
+        time_stats(t + (size_t)j * reps, reps, &row->ms, &row->spread_pct);
     }
-    for (int k = 0; k < reps; k++) {
-        float ms = 0;
-        cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]);
-        t[k] = ms;
-    }
-    row->reps = reps;
-    time_stats(t, reps, &row->ms, &row->spread_pct);
-out:
-    for (int k = 0; k < made; k++)
+    for (size_t k = 0; k < made; k++)
         cudaEventDestroy(ev[k]);
     free(ev);
     free(t);

@@ -375,6 +375,18 @@ template <int ES> static int launch(const xp_call *c)
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
         }
+    if constexpr (ES >= 8) /* EXPERIMENT rows (session 13), removed or promoted after the device run */
+        if (auto_tiles && (c->p1 & (XP_FAST_X_WIDE16 | XP_FAST_X_WAVE16K))) {
+            const bool wave = fits_one_wave(tiles);
+            if ((c->p1 & XP_FAST_X_WAVE16K) && wave)
+                return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
+                                    fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
+            if constexpr (ES == 16)
+                if ((c->p1 & XP_FAST_X_WIDE16) && !wave) {
+                    typedef Geo<ES, 16, 32> W16;
+                    return run<W16>(fast_kernel<W16, 8>, a, s, 0, W16::SMEM, c, fast_kernel_direct<W16, 8>);
+                }
+        }
     if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
