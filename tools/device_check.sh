@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # device_check.sh: the GPU session check, run on the device machine from the repository root: Release build for
 # sm_90, the GPU tests, compute-sanitizer memcheck and racecheck over the `fast` rows, then the peer and shape
-# benches behind README's H200 tables. Logs go to $OUT (default ./device-out); a short table is printed last.
-# Usage: bash tools/device_check.sh [--quick]   (--quick: tests and sanitizers only)
+# benches behind README's H200 tables, and the small-squares peer sweep (device_sweep.sh). Logs go to $OUT (default
+# ./device-out); a short table is printed last.
+# Usage: [SANITIZE=0] bash tools/device_check.sh [--quick]   (--quick: tests and sanitizers only; SANITIZE=0: no
+# sanitizers, for a tree whose kernels are byte-identical to ones they passed)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -12,7 +14,9 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DXP
     cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 (cd "$B" && ctest -L gpu --output-on-failure > "$OUT/ctest-gpu.log" 2>&1)
 echo "ctest -L gpu: exit $? ($(grep -E 'tests passed' "$OUT/ctest-gpu.log"))"
-for tool in memcheck racecheck; do
+(cd "$B" && ctest -R cli --output-on-failure > "$OUT/ctest-cli.log" 2>&1) # the bench's GPU rows, both timing orders
+echo "ctest -R cli: exit $? ($(grep -E 'tests passed' "$OUT/ctest-cli.log"))"
+for tool in $([ "${SANITIZE:-1}" = 0 ] || echo memcheck racecheck); do
     compute-sanitizer --tool "$tool" "$B/tests/test_gpu_transpose" fast --no-huge > "$OUT/$tool.log" 2>&1
     echo "$tool: exit $? ($(tail -1 "$OUT/$tool.log"))"
 done
@@ -38,5 +42,8 @@ V="--variants fast,cublas-geam,memcpy --reps 30"
     "$X" bench --rows 1 --cols 1000000 --type float $V
     "$X" bench --rows 1000000 --cols 1 --type u8 $V
 } > "$OUT/bench.txt" 2>&1
+BUILD="$B" OUT="$OUT" RUNS=2 REPS=1000 bash tools/device_sweep.sh > "$OUT/sweep.txt" 2>&1
 echo "== fast, cublas-geam and memcpy rows (variant, shape, elem, GB/s, % of memcpy)"
 grep -E '^(fast  |cublas-geam|memcpy) ' "$OUT/bench.txt" | awk '{print $1, $2, $3, $(NF-4), $(NF-3)}'
+echo "== peer sweep, % of memcpy in two runs (tools/device_sweep.sh)"
+cat "$OUT/sweep.txt"

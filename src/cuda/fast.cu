@@ -147,37 +147,6 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
     move_tile<G, true>(a, tile_pos<G>(a, 0, tr, tc), sm);
 }
 
-/* EXPERIMENT (session 13): two horizontally adjacent tiles a block (tile columns 2 y and 2 y + 1), cuBLAS geam's
- * order read from its SASS: every load of both tiles in flight first, then the tiles through one shared buffer in
- * turn. 2-D grid as fast_kernel_direct's, y over pairs of tile columns. */
-template <class G, int MIN_BLOCKS>
-__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_pair(const FastArgs a)
-{
-    extern __shared__ __align__(16) unsigned char sm[];
-    enum { ES = G::ES };
-    const unsigned tr = blockIdx.x, tc = 2 * blockIdx.y;
-    const bool two = tc + 1 < a.tiles_c;
-    const TilePos p0 = tile_pos<G>(a, 0, tr, tc);
-    if (two && vec_full<G>(a, p0) && vec_full<G>(a, tile_pos<G>(a, 0, tr, tc + 1))) {
-        VecTile<G> v0, v1;
-        v0.load(p0.src, a.lds * ES);
-        v1.load(p0.src + G::TC * ES, a.lds * ES);
-        v0.to_shared(sm);
-        __syncthreads();
-        VecTile<G>::store(sm, p0.dst, a.ldd * ES);
-        __syncthreads();
-        v1.to_shared(sm);
-        __syncthreads();
-        VecTile<G>::store(sm, p0.dst + (size_t)G::TC * a.ldd * ES, a.ldd * ES);
-        return;
-    }
-    move_tile<G, true>(a, p0, sm);
-    if (two) {
-        __syncthreads();
-        move_tile<G, true>(a, tile_pos<G>(a, 0, tr, tc + 1), sm);
-    }
-}
-
 /* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64
  * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
 template <int ES, int RS, int MIN_BLOCKS = 4>
@@ -405,27 +374,6 @@ template <int ES> static int launch(const xp_call *c)
         if (auto_tiles && tiles >= FAST_WIDE_MIN_TILES && src_rows_off(c, 128)) {
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
-        }
-    if constexpr (ES >= 8) /* EXPERIMENT rows (session 13), removed or promoted after the device run */
-        if (auto_tiles && (c->p1 & (XP_FAST_X_WIDE16 | XP_FAST_X_WAVE16K | XP_FAST_X_PAIR))) {
-            const bool wave = fits_one_wave(tiles);
-            if ((c->p1 & XP_FAST_X_WAVE16K) && wave)
-                return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
-                                    fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
-            if (c->p1 & XP_FAST_X_PAIR) {
-                typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
-                count_tiles<Dense>(a, s, 0);
-                if (s->batch == 1 && a.tiles_r <= 65535 && a.tiles_c <= 2 * 65535 && a.tiles) {
-                    dim3 g((unsigned)a.tiles_r, (unsigned)((a.tiles_c + 1) / 2));
-                    fast_kernel_pair<Dense, 8><<<g, FAST_THREADS, Dense::SMEM, xp_stream(c)>>>(a);
-                    return xp_cuda_launch_status();
-                }
-            }
-            if constexpr (ES == 16)
-                if ((c->p1 & XP_FAST_X_WIDE16) && !wave) {
-                    typedef Geo<ES, 16, 32> W16;
-                    return run<W16>(fast_kernel<W16, 8>, a, s, 0, W16::SMEM, c, fast_kernel_direct<W16, 8>);
-                }
         }
     if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {

@@ -16,9 +16,6 @@ enum {
     XP_FAST_AUTO_TILES = 4,  /* SmallTile when the whole call has few FastTile tiles (SmallTile's AUTO_MAX), and
                               * no tiles at all where the call is a copy (xp_shape_is_copy) */
     XP_FAST_ONE_WALK = 8,    /* one column walk even where the source pitch asks for several (walk_count_log2) */
-    XP_FAST_X_WIDE16 = 16,   /* experiment (session 13): 16-byte calls beyond one wave in 16 x 32 tiles */
-    XP_FAST_X_WAVE16K = 32,  /* experiment (session 13): 8/16-byte calls of one wave in FastTile tiles, 8 blocks/SM */
-    XP_FAST_X_PAIR = 64,     /* experiment (session 13): 8/16-byte calls in pairs of DenseTile tiles, cuBLAS's order */
 };
 
 int xp_cuda_fast(const xp_call *c);

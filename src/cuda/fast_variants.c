@@ -13,9 +13,6 @@ static const xp_variant rows[] = {
     FAST_ROW("bands4", 4, 0, "fast with tiles walked in bands of 4 tile columns (the order before column walks)"),
     FAST_ROW("small", 1, XP_FAST_SMALL_TILES, "fast with the smallest vector tiles (4 KB for 4-16 byte elements): more blocks for small matrices"),
     FAST_ROW("rows", 0, 0, "fast with tiles taken row by row: the page-locality step"),
-    FAST_ROW("x-wide16", 1, XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES | XP_FAST_X_WIDE16, "EXPERIMENT: fast with 16 x 32 16-byte tiles beyond one wave"),
-    FAST_ROW("x-wave16k", 1, XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES | XP_FAST_X_WAVE16K, "EXPERIMENT: fast with FastTile tiles at 8 blocks per SM for 8/16-byte calls of one wave"),
-    FAST_ROW("x-pair", 1, XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES | XP_FAST_X_PAIR, "EXPERIMENT: fast with two DenseTile tiles a block, all loads first, one buffer (cuBLAS's order) for 8/16-byte calls"),
 };
 
 const xp_variant_table xp_cuda_fast_table = {rows, XP_COUNT_OF(rows)};
