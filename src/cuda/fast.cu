@@ -330,16 +330,6 @@ static bool fits_one_wave(size_t tiles)
     return tiles <= FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
 }
 
-/* Whether a call of `tiles` full FastTile tiles fills more than half of one wave (and at most one) of
- * FAST_ONE_WAVE_BLOCKS blocks per SM: then every byte is in flight in the first wave, where DenseTile needs two
- * waves of half-size tiles (16-byte calls; the SM count is asked only here). */
-static bool fills_one_wave(size_t tiles)
-{
-    int major;
-    const size_t slots = FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
-    return tiles > slots / 2 && tiles <= slots;
-}
-
 template <int ES> static int launch(const xp_call *c)
 {
     const xp_shape *s = &c->s;
@@ -385,13 +375,6 @@ template <int ES> static int launch(const xp_call *c)
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
         }
-    /* 16-byte calls of full FastTile tiles filling one wave take them, 16 KB a block at 8 blocks per SM, rather than
-     * DenseTile's 8 KB in two waves: EXPERIMENT (session 13), XP_FAST_X_DENSE1W keeps DenseTile for the A/B. */
-    if constexpr (ES == 16)
-        if (auto_tiles && !(c->p1 & XP_FAST_X_DENSE1W) && s->batch == 1 && s->rows % Geo<ES>::TR == 0 &&
-            s->cols % Geo<ES>::TC == 0 && fills_one_wave(tiles))
-            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
-                                fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;

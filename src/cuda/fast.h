@@ -16,7 +16,6 @@ enum {
     XP_FAST_AUTO_TILES = 4,  /* SmallTile when the whole call has few FastTile tiles (SmallTile's AUTO_MAX), and
                               * no tiles at all where the call is a copy (xp_shape_is_copy) */
     XP_FAST_ONE_WALK = 8,    /* one column walk even where the source pitch asks for several (walk_count_log2) */
-    XP_FAST_X_DENSE1W = 16,  /* experiment (session 13): DenseTile for 16-byte calls that fill one wave */
 };
 
 int xp_cuda_fast(const xp_call *c);

@@ -13,7 +13,6 @@ static const xp_variant rows[] = {
     FAST_ROW("bands4", 4, 0, "fast with tiles walked in bands of 4 tile columns (the order before column walks)"),
     FAST_ROW("small", 1, XP_FAST_SMALL_TILES, "fast with the smallest vector tiles (4 KB for 4-16 byte elements): more blocks for small matrices"),
     FAST_ROW("rows", 0, 0, "fast with tiles taken row by row: the page-locality step"),
-    FAST_ROW("x-dense1w", 1, XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES | XP_FAST_X_DENSE1W, "EXPERIMENT: fast with DenseTile for 16-byte calls that fill one wave (the rule before)"),
 };
 
 const xp_variant_table xp_cuda_fast_table = {rows, XP_COUNT_OF(rows)};
