@@ -409,7 +409,8 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, int gp
     int st = shape_begin(o, sh, &d);
     if (st)
         return st;
-    shape_jobs q = {malloc(sizeof(gpu_job) * (size_t)sel->n), malloc(sizeof(size_t) * (size_t)sel->n), 0, 0};
+    const size_t most = (size_t)sel->n + 1; /* the GPU rows of one shape; + 1: never a malloc(0) */
+    shape_jobs q = {malloc(sizeof(gpu_job) * most), malloc(sizeof(size_t) * most), 0, 0};
     if (!q.job || !q.row) {
         fprintf(stderr, "xpose: out of memory for the GPU rows\n");
         st = CLI_EXIT_USAGE;
