@@ -105,7 +105,7 @@ else:
     assert "GPU variants skipped" in d["note"], d["note"]
 '
 for order in "" --by-row; do
-    want=$([ -n "$order" ] && echo "one after another" || echo "timed in turn, rep by rep")
+    want=$([ -n "$order" ] && echo "one after another" || echo "timed in turn, rep by rep, in a new shuffled order")
     out=$("$X" bench --size 96 --variants fast,naive,memcpy --reps 3 --format json $order)
     if printf '%s\n' "$out" | python3 -c "$order_check" "$want"; then pass=$((pass + 1)); else
         fail=$((fail + 1)); echo "FAIL: GPU timing order '$order'"; fi

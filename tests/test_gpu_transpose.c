@@ -82,6 +82,24 @@ static void dense_tiles(void)
     }
 }
 
+/* 16-byte calls of full FastTile tiles (64 x 16) that fill 5 to 8 block slots per SM take FastTile tiles at 8 blocks
+ * per SM (on a 132-SM H200: 660 to 1056 tiles): squares and both aspect ratios, the counts just outside (640 and
+ * 1088 tiles: DenseTile), and shapes one row or column short (partial tiles: DenseTile) or in a sub-matrix (rows
+ * off a sector: skewed tiles). */
+static void full_wave_tiles(void)
+{
+    static const struct {
+        size_t rows, cols, lds;
+    } cases[] = {
+        {1024, 1024, 0}, {896, 896, 0},   {2048, 512, 0},    {512, 2048, 0}, {1024, 640, 0}, {1088, 1024, 0},
+        {1024, 1023, 0}, {1023, 1024, 0}, {1024, 1024, 1025},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, 16, cases[k].lds, 0, 1, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 990 + (unsigned)k, 0, 0) == 1, "fast, full-wave tiles, case %zu", k);
+    }
+}
+
 /* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
  * start on a 128-byte line take `fast`'s wide tiles (WideTile): pitches off a line with edge tiles both ways, a
  * source 64 bytes off a line, a batch whose member stride is off a line, a sub-matrix on both sides. */
@@ -170,7 +188,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), sector_rows(), wide_tiles();
+        interleaved_walks(), dense_tiles(), full_wave_tiles(), sector_rows(), wide_tiles();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -550,8 +550,10 @@ int cmd_bench(int argc, char **argv)
     if (cpu_rows)
         cpu_flush_note(&res, cold);
     if (gpu && any_gpu)
-        note_add(&res, o.by_row ? "GPU rows timed one after another (--by-row), each launch after an L2 flush"
-                                : "GPU rows of a shape timed in turn, rep by rep, each launch after an L2 flush");
+        note_add(&res, o.by_row ? "GPU rows timed one after another (--by-row), each launch after an L2 flush; "
+                                  "time: the mean of the middle half of the launches"
+                                : "GPU rows of a shape timed in turn, rep by rep, in a new shuffled order each round, "
+                                  "each launch after an L2 flush; time: the mean of the middle half of the launches");
     cpu_flush_free();
     relate_rows(&res);
     report(stdout, o.format, &res, &o);

@@ -45,7 +45,7 @@ typedef struct bench_row {
     int threads;              /* CPU threads it ran with; 0 for GPU rows (not applicable) */
     int pass_threads;         /* CPU: the library's thread setting when it ran (its --threads pass) */
     double bytes;             /* bytes read + written by one run */
-    double ms, spread_pct;    /* median time; (p90 - p10) / median over the repetitions */
+    double ms, spread_pct;    /* median time (GPU rows: the mean of the middle half); (p90 - p10) / that */
     double gbps, pct_memcpy, speedup;  /* pct/speedup < 0: no reference row in this run */
     int reps, verified, status;        /* status: XPOSE_OK or why it did not run */
 } bench_row;
@@ -61,8 +61,10 @@ void bench_usage(FILE *f);
 int parse_bench_args(int argc, char **argv, bench_opts *o);
 int parse_size(const char *what, const char *s, size_t *out);
 
-/* stats.c: median and spread of n samples (sorts them). */
+/* summary.c: median and spread of n samples (sorts them). */
 void time_stats(double *samples, int n, double *median, double *spread_pct);
+/* GPU rows: the mean of the middle half (resolves below an event tick) and the same spread (sorts them). */
+void gpu_time_stats(double *samples, int n, double *mid_mean, double *spread_pct);
 double now_ms(void);
 void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
 
@@ -110,7 +112,7 @@ typedef struct gpu_job {
     const xpose_layout *lay;
     bench_row *row;
 } gpu_job;
-/* Times n jobs, reps launches each, in turn (round k runs every job once); each row gets its median and spread. */
+/* Times n jobs, reps launches each, in turn (round k runs every job once); each row gets gpu_time_stats. */
 void gpu_time_jobs(gpu_job *jobs, int n, int reps);
 void gpu_end_shape(void);
 

@@ -24,8 +24,8 @@ done
 X="$B/xpose"
 V="--variants fast,cublas-geam,memcpy --reps 30"
 {
-    "$X" bench --peers --reps 30
-    "$X" bench --peers --rows 32768 --cols 8192 --reps 30
+    "$X" bench --peers --reps 100
+    "$X" bench --peers --rows 32768 --cols 8192 --reps 100
     "$X" bench --rows 8191 --cols 8193 --type float $V
     "$X" bench --rows 8191 --cols 8193 --type double $V
     "$X" bench --size 4000 --type float $V

@@ -96,14 +96,36 @@ void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *wan
 /* Rounds enqueued between two host waits: bounds the events alive at once (2 per job and round). */
 #define ROUNDS_PER_WAIT 128
 
-/* Enqueues rounds k0 .. k0 + nr - 1 (each: every job once, after an L2 flush, between two events), waits, and
- * reads the times into t (reps per job). A job whose launch fails drops out of the later rounds. */
-static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, double *t, int reps)
+/* The next number of a fixed xorshift sequence: the rounds' orders are the same in every run. */
+static unsigned next_rand(unsigned *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+/* Enqueues rounds k0 .. k0 + nr - 1 (each: every job once, in a shuffled order, after an L2 flush, between two
+ * events), waits, and reads the times into t (reps per job). A job whose launch fails drops out of the later
+ * rounds. */
+static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, double *t, int reps, int *order,
+                       unsigned *rng)
 {
     int st = XPOSE_OK;
-    for (int k = 0; k < nr && st == XPOSE_OK; k++)
+    for (int k = 0; k < nr && st == XPOSE_OK; k++) {
+        /* A new order each round (Fisher-Yates): no job always follows the same one, as with the fixed rotation
+         * before. Timed that way and summed up by the median, two rows running the same kernel differed by up to
+         * 1.7 % of memcpy, with the same sign in two processes; shuffled and summed up by gpu_time_stats, by at most
+         * 0.4 (docs/performance.md, fourteenth pass). */
+        for (int i = 0; i < n; i++)
+            order[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            const int r = (int)(next_rand(rng) % (unsigned)(i + 1)), x = order[i];
+            order[i] = order[r];
+            order[r] = x;
+        }
         for (int i = 0; i < n && st == XPOSE_OK; i++) {
-            const int j = (k0 + k + i) % n; /* rounds start one job later each time: no job always follows another */
+            const int j = order[i];
             gpu_job *b = &jobs[j];
             if (b->row->status != XPOSE_OK)
                 continue;
@@ -116,6 +138,7 @@ static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, do
             if (cudaEventRecord(ev[2 * (k * n + j) + 1], g.stream) != cudaSuccess)
                 st = XPOSE_ERR_CUDA;
         }
+    }
     if (st == XPOSE_OK && cudaStreamSynchronize(g.stream) != cudaSuccess)
         st = XPOSE_ERR_CUDA;
     for (int k = 0; k < nr && st == XPOSE_OK; k++)
@@ -130,7 +153,7 @@ static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, do
 }
 
 /* Times the verified jobs of one shape, `reps` launches each after two warm-ups, in turn: round k runs every job
- * once, so the jobs share the clocks, the buffers and whatever drifts during the run, and a comparison between two
+ * once (time_rounds: in a shuffled order), so the jobs share the clocks, the buffers and whatever drifts during the run, and a comparison between two
  * rows is between launches made microseconds apart. Before each launch, outside the timed span, a buffer twice the
  * L2 is summed: no run reads what an earlier one left in cache, and (since the flush only reads) none pays for
  * writing back lines the flush dirtied. */
@@ -140,8 +163,10 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
     const size_t nev = 2 * (size_t)per_wait * (size_t)n;
     cudaEvent_t *ev = malloc(sizeof(cudaEvent_t) * nev);
     double *t = malloc(sizeof(double) * (size_t)reps * (size_t)n);
+    int *order = malloc(sizeof(int) * (size_t)n);
+    unsigned rng = 2463534242u;
     size_t made = 0;
-    int st = ev && t ? XPOSE_OK : XPOSE_ERR_NO_MEMORY;
+    int st = ev && t && order ? XPOSE_OK : XPOSE_ERR_NO_MEMORY;
     for (; st == XPOSE_OK && made < nev; made++)
         if (cudaEventCreate(&ev[made]) != cudaSuccess)
             st = XPOSE_ERR_CUDA;
@@ -149,7 +174,7 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
         for (int w = 0; w < 2 && jobs[j].row->status == XPOSE_OK; w++)
             jobs[j].row->status = xpose_transpose_variant_cuda(jobs[j].id, jobs[j].lay, g.src, g.dst, g.stream);
     for (int k0 = 0; k0 < reps && st == XPOSE_OK; k0 += per_wait)
-        st = time_rounds(jobs, n, k0, reps - k0 < per_wait ? reps - k0 : per_wait, ev, t, reps);
+        st = time_rounds(jobs, n, k0, reps - k0 < per_wait ? reps - k0 : per_wait, ev, t, reps, order, &rng);
     for (int j = 0; j < n; j++) {
         bench_row *row = jobs[j].row;
         if (row->status == XPOSE_OK && st != XPOSE_OK)
@@ -157,11 +182,12 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
         if (row->status != XPOSE_OK)
             continue;
         row->reps = reps;
-        time_stats(t + (size_t)j * reps, reps, &row->ms, &row->spread_pct);
+        gpu_time_stats(t + (size_t)j * reps, reps, &row->ms, &row->spread_pct);
     }
     for (size_t k = 0; k < made; k++)
         cudaEventDestroy(ev[k]);
     free(ev);
     free(t);
+    free(order);
     cudaGetLastError();
 }

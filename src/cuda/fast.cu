@@ -330,6 +330,15 @@ static bool fits_one_wave(size_t tiles)
     return tiles <= FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
 }
 
+/* Whether a call of `tiles` full FastTile tiles fills from 5 to 8 of FAST_ONE_WAVE_BLOCKS block slots per SM
+ * (the SM count is asked only here): 16-byte calls take FastTile there (launch says why). */
+static bool fills_one_wave(size_t tiles)
+{
+    int major;
+    const size_t sms = (size_t)xr_device_sms(&major);
+    return tiles >= 5 * sms && tiles <= FAST_ONE_WAVE_BLOCKS * sms;
+}
+
 template <int ES> static int launch(const xp_call *c)
 {
     const xp_shape *s = &c->s;
@@ -375,6 +384,18 @@ template <int ES> static int launch(const xp_call *c)
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
         }
+    /* 16-byte calls of full FastTile tiles that fill 5 to 8 block slots per SM take them, 16 KB a block at 8 blocks
+     * per SM, rather than DenseTile's 8 KB tiles in two waves: every load is then in flight in the first wave, where
+     * a call this small is bound by DRAM latency more than bandwidth (ncu at c128 1024^2: 16.8 MB read from DRAM in
+     * 9.3 us, the writes staying in L2). Against DenseTile in the same runs on the H200, interleaved, % of memcpy
+     * (docs/notes/fast-v38-one-wave-16.txt): 1024^2 +0.9..+1.3, 896^2 +0.7..+1.8, 1024 x 768 +1.9..+2.5, 768 x 1024
+     * +0.6..+1.7, 512 x 1536 +1.3..+1.5, 1536 x 512 +0.2..+1.2, 2048 x 512 and 512 x 2048 -0.4..+0.6; below 5 slots
+     * it lost (768^2, 576 tiles: -1.0..-1.3; 640 x 1024 -0.9..+0.3), and 32 x 32 tiles of 16 KB lost 0.2-2.5. */
+    if constexpr (ES == 16)
+        if (auto_tiles && s->batch == 1 && s->rows % Geo<ES>::TR == 0 && s->cols % Geo<ES>::TC == 0 &&
+            fills_one_wave(tiles))
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
+                                fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
