@@ -390,7 +390,7 @@ template <int ES> static int launch(const xp_call *c)
      * 9.3 us, the writes staying in L2). Against DenseTile in the same runs on the H200, interleaved, % of memcpy
      * (docs/notes/fast-v38-one-wave-16.txt): 1024^2 +0.9..+1.3, 896^2 +0.7..+1.8, 1024 x 768 +1.9..+2.5, 768 x 1024
      * +0.6..+1.7, 512 x 1536 +1.3..+1.5, 1536 x 512 +0.2..+1.2, 2048 x 512 and 512 x 2048 -0.4..+0.6; below 5 slots
-     * it lost (768^2, 576 tiles: -1.0..-1.3; 640 x 1024 -0.9..+0.3), and 32 x 32 tiles of 16 KB lost 0.2-2.5. */
+     * it lost (768^2, 576 tiles: -1.0..-1.3; 640 x 1024 -0.9..+0.3); 32 x 32 tiles of 16 KB were level to -2.4. */
     if constexpr (ES == 16)
         if (auto_tiles && s->batch == 1 && s->rows % Geo<ES>::TR == 0 && s->cols % Geo<ES>::TC == 0 &&
             fills_one_wave(tiles))
