@@ -10,7 +10,7 @@ static std::mutex dev_lock;
 static struct {
     int state; /* 0: not looked at yet, 1: has a pool, -1: no pool support */
     cudaMemPool_t pool;
-    int sms, major;
+    int sms, major, l2;
 } devs[XR_MAX_DEVICES];
 
 /* Our own pool, not the device's default one, so its settings touch nothing of the caller's: it keeps up
@@ -43,6 +43,7 @@ static int current_device(int *dev)
     if (devs[*dev].state == 0) {
         cudaDeviceGetAttribute(&devs[*dev].sms, cudaDevAttrMultiProcessorCount, *dev);
         cudaDeviceGetAttribute(&devs[*dev].major, cudaDevAttrComputeCapabilityMajor, *dev);
+        cudaDeviceGetAttribute(&devs[*dev].l2, cudaDevAttrL2CacheSize, *dev);
         devs[*dev].state = make_pool(*dev, &devs[*dev].pool) ? 1 : -1;
         cudaGetLastError(); /* a failed probe must not linger as the next launch's error */
     }
@@ -56,6 +57,12 @@ int xr_device_sms(int *major)
         return 0;
     *major = devs[dev].major;
     return devs[dev].sms;
+}
+
+size_t xr_device_l2_bytes(void)
+{
+    int dev;
+    return current_device(&dev) && devs[dev].l2 > 0 ? (size_t)devs[dev].l2 : 0;
 }
 
 int xr_scratch_get(size_t bytes, cudaStream_t s, xr_scratch *sc)
