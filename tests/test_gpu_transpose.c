@@ -84,18 +84,19 @@ static void dense_tiles(void)
 
 /* 16-byte calls of full FastTile tiles (64 x 16) that fill 5 to 8 block slots per SM take FastTile tiles at 8 blocks
  * per SM (on a 132-SM H200: 660 to 1056 tiles): squares and both aspect ratios, the counts just outside (640 and
- * 1088 tiles: DenseTile), and shapes one row or column short (partial tiles: DenseTile) or in a sub-matrix (rows
- * off a sector: skewed tiles). */
+ * 1088 tiles: DenseTile), shapes one row or column short (partial tiles: DenseTile), a source sub-matrix (rows 16
+ * bytes off a sector), and destination rows 16 bytes off a sector (vector tiles there: 16.8 MB, under a third of
+ * a 60 MiB L2; skewed tiles on a smaller L2). */
 static void full_wave_tiles(void)
 {
     static const struct {
-        size_t rows, cols, lds;
+        size_t rows, cols, lds, ldd;
     } cases[] = {
-        {1024, 1024, 0}, {896, 896, 0},   {2048, 512, 0},    {512, 2048, 0}, {1024, 640, 0}, {1088, 1024, 0},
-        {1024, 1023, 0}, {1023, 1024, 0}, {1024, 1024, 1025},
+        {1024, 1024, 0, 0}, {896, 896, 0, 0},   {2048, 512, 0, 0},    {512, 2048, 0, 0},    {1024, 640, 0, 0},
+        {1088, 1024, 0, 0}, {1024, 1023, 0, 0}, {1023, 1024, 0, 0},   {1024, 1024, 1025, 0}, {1024, 1024, 0, 1025},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        xpose_layout l = {cases[k].rows, cases[k].cols, 16, cases[k].lds, 0, 1, 0, 0};
+        xpose_layout l = {cases[k].rows, cases[k].cols, 16, cases[k].lds, cases[k].ldd, 1, 0, 0};
         CHECK(t_check_variant(&t_dev_mem, "fast", &l, 990 + (unsigned)k, 0, 0) == 1, "fast, full-wave tiles, case %zu", k);
     }
 }
