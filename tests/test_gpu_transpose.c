@@ -131,8 +131,8 @@ static size_t pitch_with_phase(size_t n, size_t es, size_t phase)
 /* Matrices whose destination rows start on 16-byte vectors but not all on 32-byte sectors: `fast` moves
  * 1-byte ones in sector-aligned tiles (fast_sector.cuh) and 2- to 16-byte ones in skewed tiles
  * (fast_skew.cuh), or in vector tiles where the destination spans a small part of the L2 (dst_within_l2_part:
- * on a 60 MiB L2, the 113 x 9000 case at every element size, the 4000-row one at none). Every element size: pitches an odd number of 16-byte units, a destination 16 bytes
- * off, both, rows that end just past a tile row (into the extra one), a last chunk cut short, an odd batch
+ * on a 60 MiB L2, the 113 x 9000 case at every element size, the 4000-row one at none). Every element size:
+ * pitches an odd number of 16-byte units, a destination 16 bytes off, both, rows that end just past a tile row (into the extra one), a last chunk cut short, an odd batch
  * stride alone; row order (few tiles) and, in the last case, tile-column walks (more than FAST_FEW_TILES). */
 static void sector_rows(void)
 {

@@ -309,17 +309,16 @@ static bool dst_rows_off(const xp_call *c, size_t unit) { return rows_off(c->dst
 /* Whether some destination row of an aligned call starts 16 bytes into a 32-byte sector. */
 static bool half_sector_rows(const xp_call *c) { return dst_rows_off(c, 32); }
 
-/* Whether the destination of an ES-byte call spans at most 1/3 of the L2 (1/8 for 4 bytes). Such calls keep vector
- * tiles on rows 16 bytes off a sector: against the skewed tiles in the same runs on the H200 (docs/notes/
- * fast-v39-half-sector-l2.txt), % of memcpy, 2 bytes 1000^2 +10.5..+11.3, 2024^2 +9.1..+9.8, 3000^2 (18 MB)
- * +7.3; 4 bytes 1004^2 +6.4..+7.3; 8 bytes 1002^2 +7.7..+9.1; 16 bytes 1001^2 (16 MB) +1.8. Past those sizes the
- * sectors cut in half cost more: 2 bytes 4008^2 (32 MB) -2.2..-2.4, 7000^2 -5.5; 4 bytes 2004^2 (16 MB) -1.0,
- * 4004^2 -2.6..-3.0; 8 bytes 3002^2 -1.0..-1.5; 16 bytes 3001^2 -0.5. (8 bytes at 32 MB +0.9, 16 bytes at 36 and
+/* Whether the destination of a call (its span, xp_shape::dst_bytes) covers at most 1/3 of the L2 (1/8 for 4-byte
+ * elements). Such calls keep vector tiles on rows 16 bytes off a sector: against the skewed tiles in the same runs on
+ * the H200 (docs/notes/fast-v39-half-sector-l2.txt), % of memcpy, 2 bytes 1000^2 +10.5..+11.3, 2024^2 +9.1..+9.8,
+ * 3000^2 (18 MB) +7.3; 4 bytes 1004^2 +6.4..+7.3; 8 bytes 1002^2 +7.7..+9.1; 16 bytes 1001^2 (16 MB) +1.8. Past those
+ * sizes the sectors cut in half cost more: 2 bytes 4008^2 (32 MB) -2.2..-2.4, 7000^2 -5.5; 4 bytes 2004^2 (16 MB)
+ * -1.0, 4004^2 -2.6..-3.0; 8 bytes 3002^2 -1.0..-1.5; 16 bytes 3001^2 -0.5. (8 bytes at 32 MB +0.9, 16 bytes at 36 and
  * 64 MB +2.4 and +0.5 lie past these bounds: the bound is the one all sizes share, with floats' own.) */
-template <int ES> static bool dst_within_l2_part(const xp_shape *s)
+static bool dst_within_l2_part(const xp_shape *s)
 {
-    const size_t part = xr_device_l2_bytes() / (ES == 4 ? 8 : 3);
-    return (s->cols - 1) * s->ldd * ES + s->rows * ES + (s->batch - 1) * s->sd * ES <= part;
+    return s->dst_bytes <= xr_device_l2_bytes() / (s->es == 4 ? 8 : 3);
 }
 
 /* The skewed kernel for ES-byte rows (skew_stride_4 picks the 4-byte stride). */
@@ -335,20 +334,21 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
     return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
 
-/* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM (asked only where
- * the answer is used: the SM count costs a device query and a lock). */
-static bool fits_one_wave(size_t tiles)
+/* The current device's SM count (asked only where a rule reads it: it costs a device query and a lock). */
+static size_t device_sms(void)
 {
     int major;
-    return tiles <= FAST_ONE_WAVE_BLOCKS * (size_t)xr_device_sms(&major);
+    return (size_t)xr_device_sms(&major);
 }
 
-/* Whether a call of `tiles` full FastTile tiles fills from 5 to 8 of FAST_ONE_WAVE_BLOCKS block slots per SM
- * (the SM count is asked only here): 16-byte calls take FastTile there (launch says why). */
+/* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM. */
+static bool fits_one_wave(size_t tiles) { return tiles <= FAST_ONE_WAVE_BLOCKS * device_sms(); }
+
+/* Whether a call of `tiles` full FastTile tiles fills from 5 to 8 of FAST_ONE_WAVE_BLOCKS block slots per SM:
+ * 16-byte calls take FastTile there (launch says why). */
 static bool fills_one_wave(size_t tiles)
 {
-    int major;
-    const size_t sms = (size_t)xr_device_sms(&major);
+    const size_t sms = device_sms();
     return tiles >= 5 * sms && tiles <= FAST_ONE_WAVE_BLOCKS * sms;
 }
 
@@ -376,7 +376,7 @@ template <int ES> static int launch(const xp_call *c)
      * an odd number of 16-byte units, % of memcpy: u16 82.8 -> 95.8, float 92.9 -> 96.3, double 89.0 ->
      * 96.2, c128 91.9 -> 94.9; float 4000^2 (ld 4004) 91.1 -> 94.5, double 8192^2 (ld 8194) 93.3 -> 98.1.
      * Calls whose destination spans a small part of the L2 keep vector tiles (dst_within_l2_part says why). */
-    if (!a.vec || (ES > 1 && auto_tiles && half_sector_rows(c) && !dst_within_l2_part<ES>(s)))
+    if (!a.vec || (ES > 1 && auto_tiles && half_sector_rows(c) && !dst_within_l2_part(s)))
         return launch_skew<ES>(a, s, c);
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
     /* Small tiles with vector edges: 6 blocks per SM (34-40 registers; 4 for 1 byte). Where the lab row asks
