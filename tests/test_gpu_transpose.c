@@ -101,6 +101,25 @@ static void full_wave_tiles(void)
     }
 }
 
+/* 1-byte calls past SmallTile's take the 2-D grid in clusters of two blocks (FAST_BYTE_CLUSTER), without edge code
+ * where every tile is whole: whole and partial tiles, in row order (up to 1024 tiles) and down tile columns, grids
+ * whose x (tile columns, or tile rows) is even (clusters) or odd (none), a sub-matrix on both sides, and a batch
+ * (the grid-stride kernel). */
+static void byte_clusters(void)
+{
+    static const struct {
+        size_t rows, cols, lds, ldd, batch;
+    } cases[] = {
+        {2048, 2048, 0, 0, 1}, {1152, 2304, 0, 0, 1}, {8192, 4096, 0, 0, 1},    {4224, 8192, 0, 0, 1},
+        {8400, 4099, 0, 0, 1}, {8300, 4099, 0, 0, 1}, {1000, 2000, 0, 0, 1},    {4096, 4096, 4128, 4160, 1},
+        {1024, 2048, 0, 0, 3},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1100 + (unsigned)k, 0, 0) == 1, "fast, byte clusters, case %zu", k);
+    }
+}
+
 /* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
  * start on a 128-byte line take `fast`'s wide tiles (WideTile): pitches off a line with edge tiles both ways, a
  * source 64 bytes off a line, a batch whose member stride is off a line, a sub-matrix on both sides. */
@@ -190,7 +209,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), full_wave_tiles(), sector_rows(), wide_tiles();
+        interleaved_walks(), dense_tiles(), full_wave_tiles(), sector_rows(), wide_tiles(), byte_clusters();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

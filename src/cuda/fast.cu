@@ -139,12 +139,21 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
  * 8 blocks per SM for 4-byte calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte
  * calls (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
  * that bound with FastTile). */
-template <class G, int MIN_BLOCKS>
+template <class G, int MIN_BLOCKS, bool FULL_TILES = false>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
-    move_tile<G, true>(a, tile_pos<G>(a, 0, tr, tc), sm);
+    const TilePos p = tile_pos<G>(a, 0, tr, tc);
+    if (FULL_TILES) { /* the caller knows every tile is whole and every row on a vector: no edge code */
+        VecTile<G> vt;
+        vt.load(p.src, a.lds * G::ES);
+        vt.to_shared(sm);
+        __syncthreads();
+        VecTile<G>::store(sm, p.dst, a.ldd * G::ES);
+    } else {
+        move_tile<G, true>(a, p, sm);
+    }
 }
 
 /* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64
@@ -222,11 +231,21 @@ static unsigned walk_count_log2(const FastArgs &a, size_t es, const xp_call *c)
     return w;
 }
 
+/* The current device's compute capability major (0 without a device). */
+static int device_major(void)
+{
+    int major = 0;
+    xr_device_sms(&major);
+    return major;
+}
+
 /* Launches `kernel` over the tiles of geometry G (windows reaching `extra` rows past a tile: count_tiles)
  * with `smem` bytes of shared memory a block, or `direct` (fast_kernel_direct) where given and the call is
- * one matrix in one walk whose tile rows and columns a 2-D grid can name. */
+ * one matrix in one walk whose tile rows and columns a 2-D grid can name; `direct` in clusters of `cluster`
+ * blocks along x where the device has clusters (sm_90) and the grid's x divides into them. */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, unsigned extra,
-                                  size_t smem, const xp_call *c, void (*direct)(const FastArgs) = 0)
+                                  size_t smem, const xp_call *c, void (*direct)(const FastArgs) = 0,
+                                  unsigned cluster = 1)
 {
     count_tiles<G>(a, s, extra);
     a.walks_log2 = walk_count_log2(a, G::ES, c);
@@ -240,12 +259,24 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
     if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)(direct ? direct : kernel),
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         return XPOSE_ERR_CUDA;
-    if (direct) {
-        dim3 g = a.band ? dim3((unsigned)a.tiles_r, (unsigned)a.tiles_c) : dim3((unsigned)a.tiles_c, (unsigned)a.tiles_r);
-        direct<<<g, FAST_THREADS, smem, xp_stream(c)>>>(a);
-    } else {
-        kernel<<<(unsigned)grid, FAST_THREADS, smem, xp_stream(c)>>>(a);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = !direct ? dim3((unsigned)grid)
+                  : a.band ? dim3((unsigned)a.tiles_r, (unsigned)a.tiles_c)
+                           : dim3((unsigned)a.tiles_c, (unsigned)a.tiles_r);
+    cfg.blockDim = dim3(FAST_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = xp_stream(c);
+    cudaLaunchAttribute at;
+    if (direct && cluster > 1 && cfg.gridDim.x % cluster == 0 && device_major() >= 9) {
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = cluster;
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = 1;
     }
+    if (cudaLaunchKernelEx(&cfg, direct ? direct : kernel, a) != cudaSuccess)
+        return XPOSE_ERR_CUDA;
     return xp_cuda_launch_status();
 }
 
@@ -274,6 +305,19 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * keep fast_kernel. 1- and 2-byte tiles spill at 32 registers (152-388 bytes). 8- and 16-byte calls of one wave
  * have since taken DenseTile (which says why). */
 #define FAST_ONE_WAVE_BLOCKS 8
+
+/* 1-byte FastTile calls that a 2-D grid can name take fast_kernel_direct (4 blocks per SM, as fast_kernel) in
+ * clusters of this many blocks: neighbouring tiles, down a tile column or along a tile row, start together on
+ * one GPC. Calls of whole tiles take its variant without edge code. Against fast_kernel in the same runs on the
+ * H200, three processes, % of memcpy (docs/notes/fast-v40-byte-clusters.txt): 16384^2 95.9..96.0 -> 96.4,
+ * 32768 x 8192 95.0..95.1 -> 95.6..95.7, 8192^2 95.9..96.3 -> 97.0..97.5, 4096^2 101.1..101.4 -> 104.1..104.5,
+ * 2048^2 93.2..97.4 -> 97.8..101.6. The 2-D grid alone gave about half of that (16384^2 96.2, 2048^2 95.7..100.4),
+ * clusters of 4 less than of 2 (16384^2 95.3 against 95.4, 2048^2 90.6 against 98.5). Other element sizes did not
+ * gain from clusters: float 1024^2 -0.4..-4.3, u16 2048^2 -1.7..-1.8, 4096^2 -0.7, c128 1024^2 -0.7..-1.3, 16384^2
+ * level; nor did 1-byte SmallTile calls (1024^2 -0.3..-1.0). Pairs of blocks that joined their tiles into 256-byte
+ * destination segments through distributed shared memory ran at 91.0 % of memcpy at 16384^2 against fast_kernel's
+ * 95.4, or 55 % where half the gathers read the other block's tile. */
+#define FAST_BYTE_CLUSTER 2
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
@@ -415,6 +459,14 @@ template <int ES> static int launch(const xp_call *c)
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
             enum { NB = DenseTile<ES>::BLOCKS };
             return run<Dense>(fast_kernel<Dense, NB>, a, s, 0, Dense::SMEM, c, fast_kernel_direct<Dense, NB>);
+        }
+    /* 1-byte FastTile calls on the 2-D grid in pairs of blocks (FAST_BYTE_CLUSTER says why). */
+    if constexpr (ES == 1)
+        if (auto_tiles) {
+            const bool full = s->rows % Geo<ES>::TR == 0 && s->cols % Geo<ES>::TC == 0;
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
+                                full ? fast_kernel_direct<Geo<ES>, 4, true> : fast_kernel_direct<Geo<ES>, 4>,
+                                FAST_BYTE_CLUSTER);
         }
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c);
 }
