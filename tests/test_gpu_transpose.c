@@ -13,9 +13,9 @@ static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
 
 /* rows x cols 1-byte elements, more than 2^31 of them: indexes past 32 bits must be right. Checked on
  * the host with a direct loop (the byte-wise reference would take too long at this size). */
-static void huge(const char *id)
+static void huge_shape(const char *id, size_t rows, size_t cols)
 {
-    const size_t rows = 46341, cols = 46345, n = rows * cols; /* > 2^31 */
+    const size_t n = rows * cols;
     unsigned char *h = malloc(n), *got = malloc(n);
     void *ds = t_dev_mem.alloc(n), *dd = t_dev_mem.alloc(n);
     if (!h || !got || !ds || !dd) {
@@ -29,7 +29,7 @@ static void huge(const char *id)
     int st = xpose_transpose_variant(id, &l, ds, dd);
     if (st == XPOSE_ERR_UNSUPPORTED)
         goto out;
-    CHECK_STATUS(st, XPOSE_OK, "%s huge", id);
+    CHECK_STATUS(st, XPOSE_OK, "%s huge %zux%zu", id, rows, cols);
     t_dev_mem.download(got, dd, n);
     size_t bad = 0;
     for (size_t i0 = 0; i0 < rows; i0 += 64)
@@ -44,6 +44,9 @@ out:
     if (dd)
         t_dev_mem.release(dd);
 }
+
+/* The > 2^31 case every variant name gets: rows not 16-byte aligned (`fast`: skewed tiles). */
+static void huge(const char *id) { huge_shape(id, 46341, 46345); }
 
 /* Source pitches that are powers of two of 128 KiB and more: `fast` then interleaves 2 or 4 column walks
  * (walk_count_log2), over shares of the tile columns that must cover every tile once: whole matrices, a
@@ -103,9 +106,9 @@ static void full_wave_tiles(void)
 
 /* 1-byte calls past SmallTile's take the 2-D grid in clusters of two blocks (FAST_BYTE_CLUSTER), without edge code
  * where every tile is whole: whole and partial tiles, in row order (up to 1024 tiles) and down tile columns, grids
- * whose x (tile columns, or tile rows) is even (clusters) or odd (none), a sub-matrix on both sides, and a batch
- * (the grid-stride kernel). */
-static void byte_clusters(void)
+ * whose x (tile columns, or tile rows) is even (clusters) or odd (none), a sub-matrix on both sides, a batch
+ * (the grid-stride kernel), and one of more than 2^31 elements. */
+static void byte_clusters(int with_huge)
 {
     static const struct {
         size_t rows, cols, lds, ldd, batch;
@@ -118,6 +121,8 @@ static void byte_clusters(void)
         xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};
         CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1100 + (unsigned)k, 0, 0) == 1, "fast, byte clusters, case %zu", k);
     }
+    if (with_huge) /* > 2^31 bytes on 16-byte rows: 362 (even) tile rows, a partial last tile column */
+        huge_shape("fast", 46336, 46368);
 }
 
 /* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
@@ -209,7 +214,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), full_wave_tiles(), sector_rows(), wide_tiles(), byte_clusters();
+        interleaved_walks(), dense_tiles(), full_wave_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge);
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};
