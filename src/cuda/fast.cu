@@ -94,16 +94,23 @@ template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, c
     return a.vec && p.nr == G::TR && p.nc == G::TC;
 }
 
+/* Moves a whole tile whose rows all start on 16-byte vectors: every load in flight, into shared memory, then
+ * the gathers and stores. */
+template <class G> __device__ __forceinline__ void move_vec_tile(const FastArgs &a, const TilePos &p, unsigned char *sm)
+{
+    VecTile<G> vt;
+    vt.load(p.src, a.lds * G::ES);
+    vt.to_shared(sm);
+    __syncthreads();
+    VecTile<G>::store(sm, p.dst, a.ldd * G::ES);
+}
+
 /* Moves one tile: 16-byte vectors where the rows are aligned (bounds-tested at the edges), else element-wise. */
 template <class G, bool VEC_EDGES> __device__ __forceinline__ void move_tile(const FastArgs &a, const TilePos &p, unsigned char *sm)
 {
     enum { ES = G::ES };
     if (vec_full<G>(a, p)) {
-        VecTile<G> vt;
-        vt.load(p.src, a.lds * ES);
-        vt.to_shared(sm);
-        __syncthreads();
-        VecTile<G>::store(sm, p.dst, a.ldd * ES);
+        move_vec_tile<G>(a, p, sm);
     } else if (VEC_EDGES && a.vec) { /* an edge tile of aligned rows: the same vectors, bounds-tested */
         VecTile<G> vt;
         vt.load_edge(p.src, a.lds * ES, p.nr, p.nc, span_end<ES>(p.src_mat, a.rows, a.cols, a.lds));
@@ -145,15 +152,10 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
     extern __shared__ __align__(16) unsigned char sm[];
     const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
     const TilePos p = tile_pos<G>(a, 0, tr, tc);
-    if (FULL_TILES) { /* the caller knows every tile is whole and every row on a vector: no edge code */
-        VecTile<G> vt;
-        vt.load(p.src, a.lds * G::ES);
-        vt.to_shared(sm);
-        __syncthreads();
-        VecTile<G>::store(sm, p.dst, a.ldd * G::ES);
-    } else {
+    if (FULL_TILES) /* the caller knows every tile is whole and every row on a vector: no edge code */
+        move_vec_tile<G>(a, p, sm);
+    else
         move_tile<G, true>(a, p, sm);
-    }
 }
 
 /* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64
@@ -231,13 +233,23 @@ static unsigned walk_count_log2(const FastArgs &a, size_t es, const xp_call *c)
     return w;
 }
 
-/* The current device's compute capability major (0 without a device). */
+/* The current device's compute capability major (0 without a device) and SM count, asked only where a rule reads
+ * them: each costs a device query and a lock (xr_device_sms). */
 static int device_major(void)
 {
     int major = 0;
     xr_device_sms(&major);
     return major;
 }
+
+static size_t device_sms(void)
+{
+    int major;
+    return (size_t)xr_device_sms(&major);
+}
+
+/* Whether a call's matrices are whole tiles of geometry G. */
+template <class G> static bool whole_tiles(const xp_shape *s) { return s->rows % G::TR == 0 && s->cols % G::TC == 0; }
 
 /* Launches `kernel` over the tiles of geometry G (windows reaching `extra` rows past a tile: count_tiles)
  * with `smem` bytes of shared memory a block, or `direct` (fast_kernel_direct) where given and the call is
@@ -378,13 +390,6 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
     return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
 
-/* The current device's SM count (asked only where a rule reads it: it costs a device query and a lock). */
-static size_t device_sms(void)
-{
-    int major;
-    return (size_t)xr_device_sms(&major);
-}
-
 /* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM. */
 static bool fits_one_wave(size_t tiles) { return tiles <= FAST_ONE_WAVE_BLOCKS * device_sms(); }
 
@@ -450,8 +455,7 @@ template <int ES> static int launch(const xp_call *c)
      * +0.6..+1.7, 512 x 1536 +1.3..+1.5, 1536 x 512 +0.2..+1.2, 2048 x 512 and 512 x 2048 -0.4..+0.6; below 5 slots
      * it lost (768^2, 576 tiles: -1.0..-1.3; 640 x 1024 -0.9..+0.3); 32 x 32 tiles of 16 KB were level to -2.4. */
     if constexpr (ES == 16)
-        if (auto_tiles && s->batch == 1 && s->rows % Geo<ES>::TR == 0 && s->cols % Geo<ES>::TC == 0 &&
-            fills_one_wave(tiles))
+        if (auto_tiles && s->batch == 1 && whole_tiles<Geo<ES>>(s) && fills_one_wave(tiles))
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
                                 fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
@@ -462,12 +466,11 @@ template <int ES> static int launch(const xp_call *c)
         }
     /* 1-byte FastTile calls on the 2-D grid in pairs of blocks (FAST_BYTE_CLUSTER says why). */
     if constexpr (ES == 1)
-        if (auto_tiles) {
-            const bool full = s->rows % Geo<ES>::TR == 0 && s->cols % Geo<ES>::TC == 0;
+        if (auto_tiles)
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
-                                full ? fast_kernel_direct<Geo<ES>, 4, true> : fast_kernel_direct<Geo<ES>, 4>,
+                                whole_tiles<Geo<ES>>(s) ? fast_kernel_direct<Geo<ES>, 4, true>
+                                                        : fast_kernel_direct<Geo<ES>, 4>,
                                 FAST_BYTE_CLUSTER);
-        }
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c);
 }
 
