@@ -85,22 +85,26 @@ static void dense_tiles(void)
     }
 }
 
-/* 16-byte calls of full FastTile tiles (64 x 16) that fill 5 to 8 block slots per SM take FastTile tiles at 8 blocks
- * per SM (on a 132-SM H200: 660 to 1056 tiles): squares and both aspect ratios, the counts just outside (640 and
- * 1088 tiles: DenseTile), shapes one row or column short (partial tiles: DenseTile), a source sub-matrix (rows 16
- * bytes off a sector), and destination rows 16 bytes off a sector (vector tiles there: 16.8 MB, under a third of
- * a 60 MiB L2; skewed tiles on a smaller L2). */
-static void full_wave_tiles(void)
+/* 4- and 16-byte calls of one matrix of whole FastTile tiles that fit one wave take the split-store kernel at some
+ * tile counts per SM (split_pays; on a 132-SM H200: 16 bytes up to 264 tiles and from 528 to 1056, 4 bytes up to
+ * 264); 8-byte ones the dense tiles: squares and both aspect ratios inside those ranges, counts just outside them,
+ * shapes one row or column short (partial tiles), a source or destination sub-matrix (rows 16 bytes off a sector),
+ * and source pitches of 128 KiB (column walks: the grid-stride kernel, with its own shared memory). */
+static void split_tiles(void)
 {
     static const struct {
-        size_t rows, cols, lds, ldd;
+        size_t rows, cols, es, lds, ldd;
     } cases[] = {
-        {1024, 1024, 0, 0}, {896, 896, 0, 0},   {2048, 512, 0, 0},    {512, 2048, 0, 0},    {1024, 640, 0, 0},
-        {1088, 1024, 0, 0}, {1024, 1023, 0, 0}, {1023, 1024, 0, 0},   {1024, 1024, 1025, 0}, {1024, 1024, 0, 1025},
+        {1024, 1024, 16, 0, 0}, {896, 896, 16, 0, 0},   {2048, 512, 16, 0, 0},  {512, 2048, 16, 0, 0},
+        {256, 256, 16, 0, 0},   {512, 512, 16, 0, 0},   {640, 640, 16, 0, 0},   {1088, 1024, 16, 0, 0},
+        {1024, 1023, 16, 0, 0}, {1023, 1024, 16, 0, 0}, {1024, 1024, 16, 1025, 0}, {1024, 1024, 16, 0, 1025},
+        {128, 8192, 16, 0, 0},  {1024, 1024, 8, 0, 0},  {1280, 1280, 8, 0, 0},  {1024, 1536, 8, 0, 0},
+        {768, 768, 8, 0, 0},    {64, 16384, 8, 0, 0},   {1024, 1024, 4, 0, 0},  {640, 640, 4, 0, 0},
+        {512, 2048, 4, 0, 0},   {1280, 1280, 4, 0, 0},  {1024, 1024, 4, 1028, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        xpose_layout l = {cases[k].rows, cases[k].cols, 16, cases[k].lds, cases[k].ldd, 1, 0, 0};
-        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 990 + (unsigned)k, 0, 0) == 1, "fast, full-wave tiles, case %zu", k);
+        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, cases[k].ldd, 1, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 990 + (unsigned)k, 0, 0) == 1, "fast, split tiles, case %zu", k);
     }
 }
 
@@ -214,7 +218,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), full_wave_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge);
+        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge);
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -158,6 +158,34 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
         move_tile<G, true>(a, p, sm);
 }
 
+/* A whole tile of one matrix (the 2-D grid, as fast_kernel_direct), every load in flight, then stored in two halves
+ * of TR / 2 source rows through one buffer of half the tile (cuBLAS geam's order). Two things gain by it (split_pays
+ * says where). At 8 blocks per SM, 16 KB tiles need 136 KB of shared memory, which leaves the L1 92 KB for 128 KB
+ * of loads in flight; halves need 72 KB and leave 156 (the same kernel with 24 KB a block was 3 % slower at c128
+ * 1024^2 and 8 % at 896^2). With few blocks per SM, the first half leaves while the second half's loads are still on
+ * their way. */
+template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const FastArgs a)
+{
+    typedef Geo<G::ES, G::TR / 2, G::TC> H;
+    extern __shared__ __align__(16) unsigned char sm[];
+    const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
+    const TilePos p = tile_pos<G>(a, 0, tr, tc);
+    VecTile<G> vt;
+    vt.load(p.src, a.lds * G::ES);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        if (h)
+            __syncthreads(); /* the first half's gathers are done with the buffer */
+#pragma unroll
+        for (int it = h * G::LOADS / 2; it < (h + 1) * G::LOADS / 2; it++) {
+            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH - h * H::TR, ch = q % G::NCH;
+            *(uint4 *)(sm + chunk_at<H>(row, ch)) = vt.v[it];
+        }
+        __syncthreads();
+        VecTile<H>::store(sm, p.dst + h * H::TR * G::ES, a.ldd * G::ES);
+    }
+}
+
 /* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64
  * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
 template <int ES, int RS, int MIN_BLOCKS = 4>
@@ -253,11 +281,11 @@ template <class G> static bool whole_tiles(const xp_shape *s) { return s->rows %
 
 /* Launches `kernel` over the tiles of geometry G (windows reaching `extra` rows past a tile: count_tiles)
  * with `smem` bytes of shared memory a block, or `direct` (fast_kernel_direct) where given and the call is
- * one matrix in one walk whose tile rows and columns a 2-D grid can name; `direct` in clusters of `cluster`
- * blocks along x where the device has clusters (sm_90) and the grid's x divides into them. */
+ * one matrix in one walk whose tile rows and columns a 2-D grid can name, with `direct_smem` bytes where given; `direct`
+ * in clusters of `cluster` blocks along x where the device has clusters (sm_90) and the grid's x divides into them. */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, unsigned extra,
                                   size_t smem, const xp_call *c, void (*direct)(const FastArgs) = 0,
-                                  unsigned cluster = 1)
+                                  unsigned cluster = 1, size_t direct_smem = 0)
 {
     count_tiles<G>(a, s, extra);
     a.walks_log2 = walk_count_log2(a, G::ES, c);
@@ -268,6 +296,8 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
         return XPOSE_ERR_UNSUPPORTED;
     if (direct && (s->batch > 1 || a.walks_log2 || a.band > 1 || a.tiles_r > 65535 || a.tiles_c > 65535))
         direct = 0;
+    if (direct && direct_smem)
+        smem = direct_smem;
     if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)(direct ? direct : kernel),
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         return XPOSE_ERR_CUDA;
@@ -393,12 +423,29 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
 /* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM. */
 static bool fits_one_wave(size_t tiles) { return tiles <= FAST_ONE_WAVE_BLOCKS * device_sms(); }
 
-/* Whether a call of `tiles` full FastTile tiles fills from 5 to 8 of FAST_ONE_WAVE_BLOCKS block slots per SM:
- * 16-byte calls take FastTile there (launch says why). */
-static bool fills_one_wave(size_t tiles)
+/* 4- and 16-byte calls of whole FastTile tiles, one matrix, that take fast_kernel_split: those of one wave of
+ * FAST_ONE_WAVE_BLOCKS blocks per SM with at most LOW_MAX or at least HIGH_MIN tiles per SM. Kernel durations on the
+ * H200 (CUPTI: the mean of the middle half of 600 launches, each after an L2 flush; docs/notes/fast-v41-split.txt)
+ * against the kernel before, in %, tiles per SM in parentheses:
+ * - 16 bytes, against DenseTile below 5 tiles per SM and FastTile at 8 blocks per SM from 5: 256^2 (0.5) -4.1, 320^2
+ *   -5.9, 448^2 -2.9, 512^2 (1.9) -2.9; 768^2 (4.4) -2.3, 832^2 -2.7, 960^2 -3.1, 1024^2 (7.8) -1.7 (-3.6..-4.5 against
+ *   DenseTile in eight runs over four allocations), 512 x 2048 -2.9, 2048 x 512 -1.3, 1152 x 512 -1.4, 896^2 -0.3, 1024 x 768 and
+ *   768 x 1024 -0.4, 512 x 1536 -0.5. Not taken: 384^2 (1.1) +0.1, 640^2 (3.0) +1.8, 704^2 (3.7) -0.1.
+ * - 4 bytes, against the same tiles stored whole: 640^2 (0.8) -3.4, 768^2 -3.6, 896^2 -2.4, 1024^2 (1.9) -2.9
+ *   (-1.2..-2.5 in eight runs over four allocations), 2048 x 512 -3.5, 512 x 2048 0.0. Not taken, from 3 a SM: 1280^2 (3.0) +4.6,
+ *   1536^2 +0.8, 2048^2 -0.3, 1024 x 2048 -0.9, 2048 x 1024 +0.2, 1152^2 -0.1.
+ * - 8 bytes (16 KB tiles against DenseTile), not taken: 640^2 (1.5) +2.8, 768^2 +8.0, 1024^2 (3.9) -1.7 in one
+ *   run and level in four allocations of another, 1280^2 -1.6, 1408^2 -2.4, 1152^2 -0.3, 2048 x 512 +0.4, and in the
+ *   bench's sweep (event times) 98.4 against 100.7 % of memcpy at 1024^2. */
+template <int ES> struct SplitTiles;
+template <> struct SplitTiles<4> { enum { LOW_MAX = 2, HIGH_MIN = FAST_ONE_WAVE_BLOCKS + 1 }; };
+template <> struct SplitTiles<16> { enum { LOW_MAX = 2, HIGH_MIN = 4 }; };
+
+template <int ES> static bool split_pays(size_t tiles)
 {
     const size_t sms = device_sms();
-    return tiles >= 5 * sms && tiles <= FAST_ONE_WAVE_BLOCKS * sms;
+    return tiles <= FAST_ONE_WAVE_BLOCKS * sms &&
+           (tiles <= SplitTiles<ES>::LOW_MAX * sms || tiles >= SplitTiles<ES>::HIGH_MIN * sms);
 }
 
 template <int ES> static int launch(const xp_call *c)
@@ -438,6 +485,10 @@ template <int ES> static int launch(const xp_call *c)
     if constexpr (ES == 1)
         if (auto_tiles && half_sector_rows(c))
             return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c);
+    if constexpr (ES == 4 || ES == 16) /* SplitTiles says where */
+        if (auto_tiles && s->batch == 1 && whole_tiles<Geo<ES>>(s) && split_pays<ES>(tiles))
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c, fast_kernel_split<Geo<ES>>, 1,
+                                Geo<ES>::SMEM / 2);
     if constexpr (ES == 4)
         if (auto_tiles && fits_one_wave(tiles))
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
@@ -447,17 +498,6 @@ template <int ES> static int launch(const xp_call *c)
             typedef Geo<ES, WideTile<ES>::TR, WideTile<ES>::TC> Wide;
             return run<Wide>(fast_kernel<Wide>, a, s, 0, Wide::SMEM, c);
         }
-    /* 16-byte calls of full FastTile tiles that fill 5 to 8 block slots per SM take them, 16 KB a block at 8 blocks
-     * per SM, rather than DenseTile's 8 KB tiles in two waves: every load is then in flight in the first wave, where
-     * a call this small is bound by DRAM latency more than bandwidth (ncu at c128 1024^2: 16.8 MB read from DRAM in
-     * 9.3 us, the writes staying in L2). Against DenseTile in the same runs on the H200, interleaved, % of memcpy
-     * (docs/notes/fast-v38-one-wave-16.txt): 1024^2 +0.9..+1.3, 896^2 +0.7..+1.8, 1024 x 768 +1.9..+2.5, 768 x 1024
-     * +0.6..+1.7, 512 x 1536 +1.3..+1.5, 1536 x 512 +0.2..+1.2, 2048 x 512 and 512 x 2048 -0.4..+0.6; below 5 slots
-     * it lost (768^2, 576 tiles: -1.0..-1.3; 640 x 1024 -0.9..+0.3); 32 x 32 tiles of 16 KB were level to -2.4. */
-    if constexpr (ES == 16)
-        if (auto_tiles && s->batch == 1 && whole_tiles<Geo<ES>>(s) && fills_one_wave(tiles))
-            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
-                                fast_kernel_direct<Geo<ES>, FAST_ONE_WAVE_BLOCKS>);
     if constexpr (ES >= 8) /* 8 KB tiles at 8 blocks per SM (DenseTile says why) */
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
