@@ -29,14 +29,19 @@ static __device__ __forceinline__ unsigned div_by(unsigned n, XpDiv v)
     return (unsigned)(((unsigned long long)__umulhi(n, v.m) + n) >> v.s);
 }
 
-struct FastArgs {
+/* What a kernel on the 2-D grid (one tile a block) reads: 72 bytes of parameters where FastArgs has 160. */
+struct TileArgs {
     const char *src;
     char *dst;
     size_t rows, cols, lds, ldd, ss, sd; /* elements */
-    size_t tiles_r, tiles_c, tiles;      /* tiles per matrix: tiles_r x tiles_c; all batch members: tiles */
     unsigned band;                        /* tile order: bands of this many tile columns (0: row by row) */
-    unsigned walks_log2;                  /* 2^walks_log2 column walks taken in turn (walk_count_log2) */
     int vec;                              /* every row start is 16-byte aligned */
+};
+
+/* What a kernel that numbers its tiles (tile_at) reads besides. */
+struct FastArgs : TileArgs {
+    size_t tiles_r, tiles_c, tiles; /* tiles per matrix: tiles_r x tiles_c; all batch members: tiles */
+    unsigned walks_log2;            /* 2^walks_log2 column walks taken in turn (walk_count_log2) */
     /* Divisors of tile_at: tiles per matrix, per band, band width, last band's width, tiles per row. */
     XpDiv per_mat, per_band, band_w, last_w, row_w;
 };
@@ -49,7 +54,7 @@ struct TilePos {
 };
 
 /* Where tile (tr, tc) of batch member b lies. */
-template <class G> __device__ __forceinline__ TilePos tile_pos(const FastArgs &a, unsigned b, unsigned tr, unsigned tc)
+template <class G> __device__ __forceinline__ TilePos tile_pos(const TileArgs &a, unsigned b, unsigned tr, unsigned tc)
 {
     enum { ES = G::ES };
     TilePos p;
@@ -89,14 +94,14 @@ template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a,
     return tile_pos<G>(a, b, tr, tc);
 }
 
-template <class G> __device__ __forceinline__ bool vec_full(const FastArgs &a, const TilePos &p)
+template <class G> __device__ __forceinline__ bool vec_full(const TileArgs &a, const TilePos &p)
 {
     return a.vec && p.nr == G::TR && p.nc == G::TC;
 }
 
 /* Moves a whole tile whose rows all start on 16-byte vectors: every load in flight, into shared memory, then
  * the gathers and stores. */
-template <class G> __device__ __forceinline__ void move_vec_tile(const FastArgs &a, const TilePos &p, unsigned char *sm)
+template <class G> __device__ __forceinline__ void move_vec_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
 {
     VecTile<G> vt;
     vt.load(p.src, a.lds * G::ES);
@@ -106,7 +111,7 @@ template <class G> __device__ __forceinline__ void move_vec_tile(const FastArgs 
 }
 
 /* Moves one tile: 16-byte vectors where the rows are aligned (bounds-tested at the edges), else element-wise. */
-template <class G, bool VEC_EDGES> __device__ __forceinline__ void move_tile(const FastArgs &a, const TilePos &p, unsigned char *sm)
+template <class G, bool VEC_EDGES> __device__ __forceinline__ void move_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
 {
     enum { ES = G::ES };
     if (vec_full<G>(a, p)) {
@@ -147,7 +152,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
  * calls (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
  * that bound with FastTile). */
 template <class G, int MIN_BLOCKS, bool FULL_TILES = false>
-__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const FastArgs a)
+__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const TileArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
@@ -164,7 +169,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
  * of loads in flight; halves need 72 KB and leave 156 (the same kernel with 24 KB a block was 3 % slower at c128
  * 1024^2 and 8 % at 896^2). With few blocks per SM, the first half leaves while the second half's loads are still on
  * their way. */
-template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const FastArgs a)
+template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const TileArgs a)
 {
     typedef Geo<G::ES, G::TR / 2, G::TC> H;
     extern __shared__ __align__(16) unsigned char sm[];
@@ -284,7 +289,7 @@ template <class G> static bool whole_tiles(const xp_shape *s) { return s->rows %
  * one matrix in one walk whose tile rows and columns a 2-D grid can name, with `direct_smem` bytes where given; `direct`
  * in clusters of `cluster` blocks along x where the device has clusters (sm_90) and the grid's x divides into them. */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, unsigned extra,
-                                  size_t smem, const xp_call *c, void (*direct)(const FastArgs) = 0,
+                                  size_t smem, const xp_call *c, void (*direct)(const TileArgs) = 0,
                                   unsigned cluster = 1, size_t direct_smem = 0)
 {
     count_tiles<G>(a, s, extra);
@@ -298,7 +303,7 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
         direct = 0;
     if (direct && direct_smem)
         smem = direct_smem;
-    if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)(direct ? direct : kernel),
+    if (smem > 48 * 1024 && cudaFuncSetAttribute(direct ? (const void *)direct : (const void *)kernel,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         return XPOSE_ERR_CUDA;
     cudaLaunchConfig_t cfg = {};
@@ -317,7 +322,8 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
         cfg.attrs = &at;
         cfg.numAttrs = 1;
     }
-    if (cudaLaunchKernelEx(&cfg, direct ? direct : kernel, a) != cudaSuccess)
+    if ((direct ? cudaLaunchKernelEx(&cfg, direct, (const TileArgs &)a) : cudaLaunchKernelEx(&cfg, kernel, a)) !=
+        cudaSuccess)
         return XPOSE_ERR_CUDA;
     return xp_cuda_launch_status();
 }
