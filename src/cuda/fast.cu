@@ -351,7 +351,7 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * +3.0..+3.8; 8-byte 1024^2 +1.4; float 1024^2 +2.6, 2048^2 +3.2..+4.5 (calls of fewer tiles take SmallTile).
  * Beyond one wave the direct kernel at 4 blocks per SM was level, 16-byte 2048^2-4096^2 -0.3..-0.7, so those
  * keep fast_kernel. 1- and 2-byte tiles spill at 32 registers (152-388 bytes). 8- and 16-byte calls of one wave
- * have since taken DenseTile (which says why). */
+ * have since taken DenseTile (which says why), and some 4- and 16-byte ones fast_kernel_split (SplitTiles). */
 #define FAST_ONE_WAVE_BLOCKS 8
 
 /* 1-byte FastTile calls that a 2-D grid can name take fast_kernel_direct (4 blocks per SM, as fast_kernel) in
