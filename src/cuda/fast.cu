@@ -169,26 +169,25 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
  * of loads in flight; halves need 72 KB and leave 156 (the same kernel with 24 KB a block was 3 % slower at c128
  * 1024^2 and 8 % at 896^2). With few blocks per SM, the first half leaves while the second half's loads are still on
  * their way. */
-template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const TileArgs a)
+template <class G, int HALF> __device__ __forceinline__ void store_half(const VecTile<G> &vt, unsigned char *sm, char *dst,
+                                                                       size_t ldd_b)
 {
     typedef Geo<G::ES, G::TR / 2, G::TC> H;
+    vt.template to_shared<H, HALF * G::LOADS / 2, G::LOADS / 2>(sm);
+    __syncthreads();
+    VecTile<H>::store(sm, dst + HALF * H::TR * G::ES, ldd_b);
+}
+
+template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const TileArgs a)
+{
     extern __shared__ __align__(16) unsigned char sm[];
     const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
     const TilePos p = tile_pos<G>(a, 0, tr, tc);
     VecTile<G> vt;
     vt.load(p.src, a.lds * G::ES);
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        if (h)
-            __syncthreads(); /* the first half's gathers are done with the buffer */
-#pragma unroll
-        for (int it = h * G::LOADS / 2; it < (h + 1) * G::LOADS / 2; it++) {
-            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH - h * H::TR, ch = q % G::NCH;
-            *(uint4 *)(sm + chunk_at<H>(row, ch)) = vt.v[it];
-        }
-        __syncthreads();
-        VecTile<H>::store(sm, p.dst + h * H::TR * G::ES, a.ldd * G::ES);
-    }
+    store_half<G, 0>(vt, sm, p.dst, a.ldd * G::ES);
+    __syncthreads(); /* the first half's gathers are done with the buffer */
+    store_half<G, 1>(vt, sm, p.dst, a.ldd * G::ES);
 }
 
 /* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64

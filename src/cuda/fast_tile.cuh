@@ -251,12 +251,15 @@ template <class G> struct VecTile {
         }
     }
 
-    __device__ __forceinline__ void to_shared(unsigned char *sm) const
+    /* Vectors FIRST .. FIRST + N - 1 into shared memory laid out as tile L from its first row: the whole tile (the
+     * defaults), or the rows of one half of it through a buffer of half the size (fast_kernel_split). */
+    template <class L = G, int FIRST = 0, int N = G::LOADS> __device__ __forceinline__ void to_shared(unsigned char *sm) const
     {
+        enum { ROW0 = FIRST * FAST_THREADS / G::NCH };
 #pragma unroll
-        for (int it = 0; it < G::LOADS; it++) {
-            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
-            *(uint4 *)(sm + chunk_at<G>(row, ch)) = v[it];
+        for (int it = FIRST; it < FIRST + N; it++) {
+            unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH - ROW0, ch = q % G::NCH;
+            *(uint4 *)(sm + chunk_at<L>(row, ch)) = v[it];
         }
     }
 
