@@ -129,6 +129,33 @@ static void byte_clusters(int with_huge)
         huge_shape("fast", 46336, 46368);
 }
 
+/* 1-byte calls whose rows do not all start on a 16-byte vector take `fast`'s shifted tiles (fast_shift.cuh, windows by
+ * shift_halo): each row offset of the source (base offsets 1-15, pitches 8, 4 and 1 off a vector) and of the
+ * destination; destination rows on vectors (128 x 256 tiles) or not (112 x 256, or 96 x 256 past a third of the L2;
+ * small calls with source rows on vectors take skewed tiles); whole tiles whose last row has no bytes to spare past
+ * the tile; one tile row; one column; a batch whose members start off a vector. */
+static void shift_tiles(void)
+{
+    static const struct {
+        size_t rows, cols, lds, ldd, batch, src_off, dst_off;
+    } cases[] = {
+        {1024, 1000, 1032, 0, 1, 0, 0},  {512, 768, 776, 1032, 1, 0, 0}, {384, 1280, 1281, 388, 1, 3, 0},
+        {256, 512, 0, 0, 1, 7, 0},       {256, 512, 0, 0, 1, 0, 9},      {256, 768, 0, 260, 1, 0, 0},
+        {640, 512, 516, 0, 1, 0, 0},     {1000, 999, 1003, 1001, 1, 15, 1}, {1, 3000, 0, 0, 1, 5, 0},
+        {3000, 1, 0, 0, 1, 0, 11},       {127, 257, 0, 0, 1, 0, 0},      {129, 255, 0, 0, 1, 1, 2},
+        {300, 600, 601, 301, 3, 0, 0},   {2000, 300, 0, 0, 2, 13, 6},    {1025, 1027, 1029, 1031, 1, 4, 12},
+        {224, 512, 0, 0, 1, 5, 3},       {336, 768, 776, 344, 1, 0, 0},  {113, 256, 0, 0, 1, 2, 1},
+        {111, 300, 0, 0, 1, 1, 15},      {2, 17, 0, 0, 4, 3, 5},
+        /* destinations past a third of a 50-60 MB L2: sector windows, 96 x 256 tiles */
+        {5088, 4352, 0, 0, 1, 3, 5},     {4800, 4608, 4608, 4801, 1, 0, 0}, {5000, 5003, 5011, 5001, 1, 9, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1200 + (unsigned)k, cases[k].src_off, cases[k].dst_off) == 1,
+              "fast, shifted tiles, case %zu", k);
+    }
+}
+
 /* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
  * start on a 128-byte line take `fast`'s wide tiles (WideTile): pitches off a line with edge tiles both ways, a
  * source 64 bytes off a line, a batch whose member stride is off a line, a sub-matrix on both sides. */
@@ -218,7 +245,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge);
+        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge),
+            shift_tiles();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -6,6 +6,7 @@
 #include "fast_tile.cuh"
 #include "fast_skew.cuh"
 #include "fast_sector.cuh"
+#include "fast_shift.cuh"
 
 /* n / d for any 32-bit n as a multiply and a shift, d fixed per launch (m, s from the host: xp_div). A
  * 32-bit division costs about 25 instructions and tile_at needs three per tile, in every thread: that was
@@ -218,6 +219,25 @@ __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const Fast
     }
 }
 
+/* 1-byte tiles on rows that do not all start on a vector: fast_shift.cuh. Tiles take it without bounds tests where
+ * every row they load and store lies inside the matrix and every vector they read inside its span: not in the first
+ * tile row (whose first loaded row's vector may start before the matrix), and on the last row 16 bytes to spare past
+ * the tile. */
+template <int HALO> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_kernel(const FastArgs a)
+{
+    typedef typename ShiftGeo<HALO>::G G;
+    extern __shared__ __align__(16) unsigned char sm[];
+    for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+        const TilePos p = tile_at<G>(a, tile);
+        if (p.r0 > 0 && p.nr == G::TR && p.nc == G::TC && (p.r0 + G::TR < a.rows || p.c0 + G::TC + 16 <= a.cols))
+            shift_tile<HALO, false>(p.src_mat, p.dst_mat, 0, a.rows, a.lds, a.ldd, p.r0, p.c0, p.nc, sm);
+        else
+            shift_tile<HALO, true>(p.src_mat, p.dst_mat, span_end<1>(p.src_mat, a.rows, a.cols, a.lds), a.rows, a.lds,
+                                   a.ldd, p.r0, p.c0, p.nc, sm);
+        __syncthreads(); /* the next tile reuses the shared buffer */
+    }
+}
+
 /* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: W - 1,
  * sector-aligned ones: 16) may need one more tile row. */
 template <class G> static void count_tiles(FastArgs &a, const xp_shape *s, unsigned extra)
@@ -412,6 +432,26 @@ static bool dst_within_l2_part(const xp_shape *s)
     return s->dst_bytes <= xr_device_l2_bytes() / (s->es == 4 ? 8 : 3);
 }
 
+/* The windows of the shifted tiles (fast_shift.cuh) a 1-byte call whose rows are not all on vectors takes: 0 where
+ * its destination rows are all on vectors; else 32 (sector windows) where its destination spans more than a third of
+ * the L2, whose sectors cut in two would leave the L2 before both halves arrive, or 16 (vector windows, fewer halo
+ * rows) where the source rows are off vectors; -1: skewed tiles. Against the skewed tiles in the same runs on the
+ * H200 (docs/notes/fast-v42-shift.txt), % of memcpy:
+ * - 0: 16384^2 source pitch 16385 76.8 -> 91.3;
+ * - 32: 16384^2 both pitches 16392 57.4..65.7 -> 82.9, destination pitch 16385 79.3 -> 86.8, 16392 76.3 -> 87.3,
+ *   8191 x 8193 69.6 -> 79.2 (16: 79.2..80.2);
+ * - 16: 2047 x 2049 83.9 -> 85.2..89.0 (32: 80.1), 4001 x 4003 81.5..81.8 -> 81.5..82.4 (32: 74.4). With the source
+ *   on vectors and the destination not, 16 lost at pitch 16385 (69.0 against 80.2); small calls of that kind keep
+ *   the skewed tiles. */
+static int shift_halo(const xp_call *c)
+{
+    if (!dst_rows_off(c, 16))
+        return 0;
+    if (!dst_within_l2_part(&c->s))
+        return 32;
+    return src_rows_off(c, 16) ? 16 : -1;
+}
+
 /* The skewed kernel for ES-byte rows (skew_stride_4 picks the 4-byte stride). */
 template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
 {
@@ -471,7 +511,17 @@ template <int ES> static int launch(const xp_call *c)
         if ((c->p1 & XP_FAST_AUTO_ORDER) && tiles <= FAST_FEW_TILES && ES <= FAST_FEW_TILES_MAX_ES)
             a.band = 0;
     }
-    /* Rows off a vector take skewed tiles; so do 2- to 16-byte rows on vectors whose destination rows are not
+    /* 1-byte rows off a vector take shifted tiles, with windows that shift_halo picks (or skewed ones). */
+    if constexpr (ES == 1)
+        if (auto_tiles && !a.vec) {
+            switch (shift_halo(c)) {
+            case 0: return run<ShiftGeo<0>::G>(fast_shift_kernel<0>, a, s, 0, ShiftGeo<0>::SMEM, c);
+            case 16: return run<ShiftGeo<16>::G>(fast_shift_kernel<16>, a, s, 15, ShiftGeo<16>::SMEM, c);
+            case 32: return run<ShiftGeo<32>::G>(fast_shift_kernel<32>, a, s, 31, ShiftGeo<32>::SMEM, c);
+            default: break;
+            }
+        }
+    /* Other rows off a vector take skewed tiles; so do 2- to 16-byte rows on vectors whose destination rows are not
      * all on sectors (half_sector_rows), which vector tiles would cut into half sectors. Against vector tiles
      * in the same runs on the H200 (docs/notes/fast-v32-half-sectors.txt), 16384^2 with a destination pitch
      * an odd number of 16-byte units, % of memcpy: u16 82.8 -> 95.8, float 92.9 -> 96.3, double 89.0 ->

@@ -1,0 +1,176 @@
+/* fast_shift.cuh: 1-byte tiles whose rows do not all start on a 16-byte vector: source rows kept in shared memory as
+ * the aligned vectors that cover them and shifted as they are gathered; destination segments shifted across lanes. */
+#ifndef XP_FAST_SHIFT_CUH
+#define XP_FAST_SHIFT_CUH
+
+#include "fast_tile.cuh"
+
+/* Why: the skewed tile (fast_skew.cuh) places every byte of a misaligned source row at its true column in shared
+ * memory and gathers output vectors byte by byte: 32 shared-memory instructions per 16 bytes moved, and 57-83 % of
+ * memcpy for 1-byte elements on the H200 (16384^2 with pitch 16392: 57; 8191 x 8193: 69). Here a tile loads 128
+ * source rows of 256 columns (FastTile<1>'s segments):
+ * - loaded row r starts m_r bytes into a vector; its 256 columns lie in 17 aligned vectors (16 where m_r = 0),
+ *   stored as loaded, one shared-memory store each. Column c of row r sits at byte c + m_r of the row.
+ * - the gathers are the aligned kernel's (Gather<G, 1>: a word of 4 columns from each of 16 rows, byte permutes),
+ *   each word read as two and joined by a funnel shift. The rows a warp instruction reads lie 16 apart and share
+ *   m_r (16 x lds is a multiple of 16), so with 16 bytes of padding after every 16 rows its lanes hit 32 banks.
+ *   Lane g of 8 holds output vector g: loaded rows 16g .. 16g + 15 of one column.
+ * - where every destination row starts on a vector (HALO 0) the tile is the 128 rows, and lane g stores vector g.
+ * - otherwise the tile owns, in destination row j, the window of source rows [r0 - d_j, r0 + 128 - HALO - d_j),
+ *   d_j < HALO being how far row j's byte for source row r0 lies into a vector (HALO 16) or a 32-byte sector
+ *   (HALO 32): every window starts on one, and the windows of tiles r0 = 0, 128 - HALO, ... partition the row. The
+ *   tile loads rows r0 - HALO .. r0 + 127 - HALO. With d_j = 16 a + b (b < 16), aligned vector t of a window is the
+ *   last b bytes of output vector t + HALO / 16 - a - 1 and the first 16 - b of the next: lane g >= HALO / 16 takes
+ *   those two by shuffles and stores vector g - HALO / 16. Sector windows write whole sectors; vector windows load
+ *   fewer halo rows but leave the sector where two windows meet to two blocks (shift_halo in fast.cu picks).
+ * Every store is a whole aligned vector except at the matrix's first and last rows. (Tiles that wrote the first and
+ * last vectors of a 128-byte segment in parts, 1-8 bytes at a time, shared with the tiles above and below, ran at
+ * 45 % of memcpy at 16384^2 with destination pitch 16385, against 80 for the skewed tiles.) */
+template <int HALO> struct ShiftGeo {
+    struct G { enum { ES = 1, TR = 128 - HALO, TC = 256 }; }; /* the tile's own rows: tile_at's geometry */
+    enum {
+        LR = 128,                          /* rows loaded, from r0 - HALO */
+        NCH = G::TC / 16,
+        RS = (NCH + 1) * 16,               /* bytes per loaded row: 17 vectors */
+        PAD = 16,                          /* bytes after every 16 rows */
+        SMEM = LR * RS + LR / 16 * PAD,
+        LOADS = LR * NCH / FAST_THREADS,   /* vectors 0-15 of the rows; vector 16 of row t by thread t */
+        ITEMS = G::TC / 4 / 4 / (FAST_THREADS / 32), /* warp items (8 output vectors x 4 read units) per warp */
+    };
+    static_assert(LR <= FAST_THREADS && (HALO == 0 || HALO == 16 || HALO == 32),
+                  "one extra vector a thread; windows of vectors or sectors");
+};
+
+__device__ __forceinline__ unsigned shift_row(unsigned r) { return r * ShiftGeo<0>::RS + r / 16 * ShiftGeo<0>::PAD; }
+
+/* Bytes [16 - d, 32 - d) of the 32 bytes a (first) and b, d in 0..15. */
+__device__ __forceinline__ uint4 shift_window(uint4 a, uint4 b, unsigned d)
+{
+    const unsigned e = 16 - d, wb = e >> 2, sh = (e & 3) * 8; /* first word of the window, bits into it */
+    const unsigned x[9] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, 0};
+    unsigned p[9], q[9], z[5];
+#pragma unroll
+    for (int k = 0; k < 9; k++) /* words x[k + wb], by the bits of wb */
+        p[k] = (wb & 4) ? (k + 4 < 9 ? x[k + 4] : 0) : x[k];
+#pragma unroll
+    for (int k = 0; k < 9; k++)
+        q[k] = (wb & 2) ? (k + 2 < 9 ? p[k + 2] : 0) : p[k];
+#pragma unroll
+    for (int k = 0; k < 5; k++)
+        z[k] = (wb & 1) ? q[k + 1] : q[k];
+    return make_uint4(__funnelshift_r(z[0], z[1], sh), __funnelshift_r(z[1], z[2], sh), __funnelshift_r(z[2], z[3], sh),
+                      __funnelshift_r(z[3], z[4], sh));
+}
+
+/* v from lane `from`. */
+__device__ __forceinline__ uint4 shfl_vec(uint4 v, unsigned from)
+{
+    return make_uint4(__shfl_sync(0xffffffffu, v.x, from), __shfl_sync(0xffffffffu, v.y, from),
+                      __shfl_sync(0xffffffffu, v.z, from), __shfl_sync(0xffffffffu, v.w, from));
+}
+
+/* Stores bytes [lo, hi) of v at p (16-byte aligned): the whole vector, or aligned pieces of 1, 2, 4 and 8 bytes. */
+__device__ __forceinline__ void store_bytes(char *p, uint4 v, int lo, int hi)
+{
+    if (lo <= 0 && hi >= 16) {
+        *(uint4 *)p = v;
+        return;
+    }
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > 16 ? 16 : hi;
+    const unsigned long long h0 = v.x | (unsigned long long)v.y << 32, h1 = v.z | (unsigned long long)v.w << 32;
+#pragma unroll
+    for (int pass = 0; pass < 2; pass++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int n = pass ? 8 >> i : 1 << i; /* up to an 8-byte boundary, then down in size */
+            if (pass ? hi - lo >= n : (lo & n) && lo + n <= hi) {
+                const unsigned long long w = ((lo & 8) ? h1 : h0) >> ((lo & 7) * 8);
+                if (n == 8)
+                    *(unsigned long long *)(p + lo) = w;
+                else if (n == 4)
+                    *(unsigned *)(p + lo) = (unsigned)w;
+                else if (n == 2)
+                    *(unsigned short *)(p + lo) = (unsigned short)w;
+                else
+                    *(unsigned char *)(p + lo) = (unsigned char)w;
+                lo += n;
+            }
+        }
+}
+
+/* One tile: its first source row r0 and column c0 of the matrix at src_mat (span end: `end`), into dst_mat. EDGE:
+ * source rows outside the matrix are not read, vectors past nc columns or outside the span are read only in part,
+ * and stored vectors keep only bytes of rows inside the matrix; without it the caller knows none of that happens
+ * (fast_shift_kernel). */
+template <int HALO, bool EDGE>
+__device__ __forceinline__ void shift_tile(const char *src_mat, char *dst_mat, const char *end, size_t rows, size_t lds,
+                                           size_t ldd, size_t r0, size_t c0, unsigned nc, unsigned char *sm)
+{
+    typedef ShiftGeo<HALO> K;
+    const unsigned t = threadIdx.x, l = (unsigned)(lds & 15);
+    const long long top = (long long)r0 - HALO; /* source row of loaded row 0 */
+    const char *col0 = src_mat + c0;           /* column c0 of source row 0 */
+    const unsigned mb = (unsigned)(((uintptr_t)col0 + (unsigned long long)top * lds) & 15);
+    /* Thread t loads vector t % 16 of rows t / 16 + 16 it (which share their offset m), then vector 16 of row t. */
+    const unsigned r = t / K::NCH, ch = t % K::NCH, m = (mb + r * l) & 15, mx = (mb + t * l) & 15;
+    const char *first = col0 + (top + r) * (long long)lds - m + ch * 16;
+    const char *xp = col0 + (top + t) * (long long)lds - mx + K::NCH * 16;
+    uint4 v[K::LOADS], x = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int it = 0; it < K::LOADS; it++) { /* all loads in flight before any use */
+        const char *p = first + (long long)(16 * it) * (long long)lds;
+        const long long i = top + r + 16 * it;
+        v[it] = make_uint4(0, 0, 0, 0);
+        if (!EDGE)
+            v[it] = __ldg((const uint4 *)p);
+        else if (i >= 0 && i < (long long)rows && ch * 16 < m + nc)
+            v[it] = load16_part<1>(p, src_mat, end, (int)m - (int)ch * 16, (int)(m + nc) - (int)ch * 16);
+    }
+    const long long xi = top + t;
+    const bool xok = t < K::LR && mx != 0 && (!EDGE || (xi >= 0 && xi < (long long)rows && K::NCH * 16 < mx + nc));
+    if (xok)
+        x = EDGE ? load16_part<1>(xp, src_mat, end, (int)mx - K::NCH * 16, (int)(mx + nc) - K::NCH * 16)
+                 : __ldg((const uint4 *)xp);
+#pragma unroll
+    for (int it = 0; it < K::LOADS; it++)
+        *(uint4 *)(sm + shift_row(r + 16 * it) + ch * 16) = v[it];
+    if (t < K::LR)
+        *(uint4 *)(sm + shift_row(t) + K::NCH * 16) = x;
+    __syncthreads();
+    const unsigned lane = t & 31, warp = t / 32, g = lane & 7;
+#pragma unroll
+    for (int it = 0; it < K::ITEMS; it++) {
+        const unsigned u = (warp + it * (FAST_THREADS / 32)) * 4 + (lane >> 3); /* read unit: columns 4u .. 4u + 3 */
+        unsigned w[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const unsigned mk = (mb + k * l) & 15, at = shift_row(g * 16 + k) + 4 * u + (mk & ~3u);
+            w[k] = __funnelshift_r(*(const unsigned *)(sm + at), *(const unsigned *)(sm + at + 4), (mk & 3) * 8);
+        }
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const unsigned col = 4 * u + q;
+            uint4 o = byte_column(w, q);
+            char *seg = dst_mat + (c0 + col) * ldd + r0; /* destination row c0 + col from source row r0 */
+            long long s0 = (long long)r0 + 16 * g;       /* source row of the stored vector's first byte */
+            if constexpr (HALO != 0) {
+                const unsigned dd = (unsigned)((uintptr_t)seg & (HALO - 1)), a = dd >> 4;
+                const uint4 prev = shfl_vec(o, (lane & ~7u) | ((g - a - 1) & 7));
+                if (HALO > 16)
+                    o = shfl_vec(o, (lane & ~7u) | ((g - a) & 7));
+                o = shift_window(prev, o, dd & 15);
+                s0 -= HALO + dd;
+            }
+            if ((HALO && g < HALO / 16) || (EDGE && col >= nc))
+                continue;
+            char *out = seg + (s0 - (long long)r0);
+            if (EDGE)
+                store_bytes(out, o, (int)max(-s0, 0ll), (int)min((long long)rows - s0, 16ll));
+            else
+                *(uint4 *)out = o;
+        }
+    }
+}
+
+#endif
