@@ -1,6 +1,7 @@
 /* fast.cu: the production GPU transpose (`fast`): tile order, the kernels and their launch. The tiles
- * themselves are in fast_tile.cuh (aligned rows), fast_sector.cuh (1-byte rows 16 bytes off a sector) and
- * fast_skew.cuh (misaligned rows, and 2- to 16-byte destination rows 16 bytes off a sector). */
+ * themselves are in fast_tile.cuh (aligned rows), fast_sector.cuh (1-byte rows 16 bytes off a sector),
+ * fast_shift.cuh (1-byte rows off a vector) and fast_skew.cuh (other misaligned rows, and 2- to 16-byte
+ * destination rows 16 bytes off a sector). */
 #include "fast.h"
 
 #include "fast_tile.cuh"
