@@ -3,8 +3,9 @@
 # sm_90, the GPU tests, compute-sanitizer memcheck and racecheck over the `fast` rows, then the peer and shape
 # benches behind README's H200 tables, and the small-squares peer sweep (device_sweep.sh). Logs go to $OUT (default
 # ./device-out); a short table is printed last.
-# Usage: [SANITIZE=0] bash tools/device_check.sh [--quick]   (--quick: tests and sanitizers only; SANITIZE=0: no
-# sanitizers, for a tree whose kernels are byte-identical to ones they passed)
+# Usage: [SANITIZE=0] bash tools/device_check.sh [--quick|--bench]   (--quick: tests and sanitizers only; --bench: the
+# benches only, reusing $BUILD where it holds a build; SANITIZE=0: no sanitizers, for a tree whose kernels are
+# byte-identical to ones they passed). --quick then --bench is the whole check in two device calls.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -12,6 +13,7 @@ mkdir -p "$OUT"
 B=${BUILD:-/tmp/xpose-device-build}
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DXPOSE_OPENBLAS=OFF > "$OUT/build.log" 2>&1 &&
     cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+[ "${1:-}" = "--bench" ] || {
 (cd "$B" && ctest -L gpu --output-on-failure > "$OUT/ctest-gpu.log" 2>&1)
 echo "ctest -L gpu: exit $? ($(grep -E 'tests passed' "$OUT/ctest-gpu.log"))"
 (cd "$B" && ctest -R cli --output-on-failure > "$OUT/ctest-cli.log" 2>&1) # the bench's GPU rows, both timing orders
@@ -20,6 +22,7 @@ for tool in $([ "${SANITIZE:-1}" = 0 ] || echo memcheck racecheck); do
     compute-sanitizer --tool "$tool" "$B/tests/test_gpu_transpose" fast --no-huge > "$OUT/$tool.log" 2>&1
     echo "$tool: exit $? ($(tail -1 "$OUT/$tool.log"))"
 done
+}
 [ "${1:-}" = "--quick" ] && exit 0
 X="$B/xpose"
 V="--variants fast,cublas-geam,memcpy --reps 30"
@@ -36,6 +39,10 @@ V="--variants fast,cublas-geam,memcpy --reps 30"
     "$X" bench --size 16384 --ld-dst 16388 --type float $V
     "$X" bench --size 16384 --ld-dst 16385 --type c128 $V
     "$X" bench --rows 8191 --cols 8193 --type u8 $V
+    "$X" bench --rows 4001 --cols 4003 --type u8 $V
+    "$X" bench --rows 2047 --cols 2049 --type u8 $V
+    "$X" bench --size 16384 --ld-src 16392 --ld-dst 16392 --type u8 $V
+    "$X" bench --size 8192 --ld-src 8208 --ld-dst 8208 --type u8 $V
     "$X" bench --rows 4001 --cols 4003 --type u16 $V
     "$X" bench --size 1024 --type u8 $V
     "$X" bench --size 3000 --type u16 $V

@@ -96,6 +96,14 @@ template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a,
     return tile_pos<G>(a, b, tr, tc);
 }
 
+/* The tile of a kernel on the 2-D grid (one matrix, one walk): x runs down a tile column (bands) or along a tile
+ * row, the same order as tile_at's with none of its divisions. */
+template <class G> __device__ __forceinline__ TilePos block_tile(const TileArgs &a)
+{
+    const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
+    return tile_pos<G>(a, 0, tr, tc);
+}
+
 template <class G> __device__ __forceinline__ bool vec_full(const TileArgs &a, const TilePos &p)
 {
     return a.vec && p.nr == G::TR && p.nc == G::TC;
@@ -157,8 +165,7 @@ template <class G, int MIN_BLOCKS, bool FULL_TILES = false>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const TileArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
-    const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
-    const TilePos p = tile_pos<G>(a, 0, tr, tc);
+    const TilePos p = block_tile<G>(a);
     if (FULL_TILES) /* the caller knows every tile is whole and every row on a vector: no edge code */
         move_vec_tile<G>(a, p, sm);
     else
@@ -183,8 +190,7 @@ template <class G, int HALF> __device__ __forceinline__ void store_half(const Ve
 template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const TileArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
-    const unsigned tr = a.band ? blockIdx.x : blockIdx.y, tc = a.band ? blockIdx.y : blockIdx.x;
-    const TilePos p = tile_pos<G>(a, 0, tr, tc);
+    const TilePos p = block_tile<G>(a);
     VecTile<G> vt;
     vt.load(p.src, a.lds * G::ES);
     store_half<G, 0>(vt, sm, p.dst, a.ldd * G::ES);
@@ -209,7 +215,8 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
     }
 }
 
-/* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh. */
+/* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh; grid-stride, and on the 2-D
+ * grid (FAST_BYTE_CLUSTER says where each is taken). */
 __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
@@ -220,23 +227,41 @@ __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const Fast
     }
 }
 
+__global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_direct(const TileArgs a)
+{
+    extern __shared__ __align__(16) unsigned char sm[];
+    const TilePos p = block_tile<SectorGeo::G>(a);
+    sector_tile(p.src_mat, p.dst_mat, a.rows, a.cols, a.lds, a.ldd, p.r0, p.c0, sm);
+}
+
 /* 1-byte tiles on rows that do not all start on a vector: fast_shift.cuh. Tiles take it without bounds tests where
  * every row they load and store lies inside the matrix and every vector they read inside its span: not in the first
  * tile row (whose first loaded row's vector may start before the matrix), and on the last row 16 bytes to spare past
  * the tile. */
-template <int HALO> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_kernel(const FastArgs a)
+template <int HALO> __device__ __forceinline__ void move_shift_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
 {
     typedef typename ShiftGeo<HALO>::G G;
+    if (p.r0 > 0 && p.nr == G::TR && p.nc == G::TC && (p.r0 + G::TR < a.rows || p.c0 + G::TC + 16 <= a.cols))
+        shift_tile<HALO, false>(p.src_mat, p.dst_mat, 0, a.rows, a.lds, a.ldd, p.r0, p.c0, p.nc, sm);
+    else
+        shift_tile<HALO, true>(p.src_mat, p.dst_mat, span_end<1>(p.src_mat, a.rows, a.cols, a.lds), a.rows, a.lds, a.ldd,
+                               p.r0, p.c0, p.nc, sm);
+}
+
+template <int HALO> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_kernel(const FastArgs a)
+{
     extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-        const TilePos p = tile_at<G>(a, tile);
-        if (p.r0 > 0 && p.nr == G::TR && p.nc == G::TC && (p.r0 + G::TR < a.rows || p.c0 + G::TC + 16 <= a.cols))
-            shift_tile<HALO, false>(p.src_mat, p.dst_mat, 0, a.rows, a.lds, a.ldd, p.r0, p.c0, p.nc, sm);
-        else
-            shift_tile<HALO, true>(p.src_mat, p.dst_mat, span_end<1>(p.src_mat, a.rows, a.cols, a.lds), a.rows, a.lds,
-                                   a.ldd, p.r0, p.c0, p.nc, sm);
+        move_shift_tile<HALO>(a, tile_at<typename ShiftGeo<HALO>::G>(a, tile), sm);
         __syncthreads(); /* the next tile reuses the shared buffer */
     }
+}
+
+/* The same on the 2-D grid (run_shift says where). */
+template <int HALO> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_direct(const TileArgs a)
+{
+    extern __shared__ __align__(16) unsigned char sm[];
+    move_shift_tile<HALO>(a, block_tile<typename ShiftGeo<HALO>::G>(a), sm);
 }
 
 /* Tiles of geometry G over the call. Windows that reach `extra` rows past a tile's height (skewed tiles: W - 1,
@@ -384,7 +409,14 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * gain from clusters: float 1024^2 -0.4..-4.3, u16 2048^2 -1.7..-1.8, 4096^2 -0.7, c128 1024^2 -0.7..-1.3, 16384^2
  * level; nor did 1-byte SmallTile calls (1024^2 -0.3..-1.0). Pairs of blocks that joined their tiles into 256-byte
  * destination segments through distributed shared memory ran at 91.0 % of memcpy at 16384^2 against fast_kernel's
- * 95.4, or 55 % where half the gathers read the other block's tile. */
+ * 95.4, or 55 % where half the gathers read the other block's tile.
+ * The 1-byte sector and shifted tiles do the same (each on its own kernel's grid-stride order before). On an H100,
+ * one process per mode, two or three rounds, % of memcpy, grid-stride -> 2-D grid -> 2-D grid in clusters of two
+ * (docs/notes/fast-v43-byte-grid.txt): sector tiles 16384^2 pitches 16400 90.8 -> 91.0 -> 91.0, destination pitch
+ * 16400 94.1 -> 94.5 -> 94.5, 8192^2 pitches 8208 89.6 -> 90.7 -> 90.6; shifted windows 8191 x 8193 88.5 -> 90.5 ->
+ * 90.9, 4001 x 4003 80.3 -> 82.6 -> 83.6, 2047 x 2049 89.3 -> 93.4 -> 94.4, 16384^2 pitches 16392 89.0 -> 89.5 -> 89.5,
+ * destination pitch 16385 93.4 -> 93.6 -> 93.5; shifted tiles without windows (source pitch 16385) 90.5 -> 90.2 ->
+ * 90.2, so those keep the grid-stride kernel. */
 #define FAST_BYTE_CLUSTER 2
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
@@ -431,6 +463,18 @@ static bool half_sector_rows(const xp_call *c) { return dst_rows_off(c, 32); }
 static bool dst_within_l2_part(const xp_shape *s)
 {
     return s->dst_bytes <= xr_device_l2_bytes() / (s->es == 4 ? 8 : 3);
+}
+
+/* The shifted kernel with windows of HALO rows. Windows (16, 32) take the 2-D grid in clusters of two blocks
+ * (FAST_BYTE_CLUSTER says where); tiles without windows keep the grid-stride kernel, which was 0.3 points ahead. */
+template <int HALO> static int run_shift(const FastArgs &a, const xp_shape *s, const xp_call *c)
+{
+    typedef ShiftGeo<HALO> K;
+    if constexpr (HALO == 0)
+        return run<typename K::G>(fast_shift_kernel<HALO>, a, s, 0, K::SMEM, c);
+    else
+        return run<typename K::G>(fast_shift_kernel<HALO>, a, s, HALO - 1, K::SMEM, c, fast_shift_direct<HALO>,
+                                  FAST_BYTE_CLUSTER);
 }
 
 /* The windows of the shifted tiles (fast_shift.cuh) a 1-byte call whose rows are not all on vectors takes: 0 where
@@ -516,9 +560,9 @@ template <int ES> static int launch(const xp_call *c)
     if constexpr (ES == 1)
         if (auto_tiles && !a.vec) {
             switch (shift_halo(c)) {
-            case 0: return run<ShiftGeo<0>::G>(fast_shift_kernel<0>, a, s, 0, ShiftGeo<0>::SMEM, c);
-            case 16: return run<ShiftGeo<16>::G>(fast_shift_kernel<16>, a, s, 15, ShiftGeo<16>::SMEM, c);
-            case 32: return run<ShiftGeo<32>::G>(fast_shift_kernel<32>, a, s, 31, ShiftGeo<32>::SMEM, c);
+            case 0: return run_shift<0>(a, s, c);
+            case 16: return run_shift<16>(a, s, c);
+            case 32: return run_shift<32>(a, s, c);
             default: break;
             }
         }
@@ -540,7 +584,8 @@ template <int ES> static int launch(const xp_call *c)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, 0, Small::SMEM, c);
     if constexpr (ES == 1)
         if (auto_tiles && half_sector_rows(c))
-            return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c);
+            return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c, fast_sector_direct,
+                                     FAST_BYTE_CLUSTER);
     if constexpr (ES == 4 || ES == 16) /* SplitTiles says where */
         if (auto_tiles && s->batch == 1 && whole_tiles<Geo<ES>>(s) && split_pays<ES>(tiles))
             return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c, fast_kernel_split<Geo<ES>>, 1,
