@@ -215,8 +215,8 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
     }
 }
 
-/* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh; grid-stride, and on the 2-D
- * grid (FAST_BYTE_CLUSTER says where each is taken). */
+/* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh. On the 2-D grid in clusters
+ * wherever `run` can name the tiles by block (FAST_BYTE_CLUSTER has the measurements), else grid-stride. */
 __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
