@@ -69,36 +69,6 @@ __device__ __forceinline__ uint4 shfl_vec(uint4 v, unsigned from)
                       __shfl_sync(0xffffffffu, v.z, from), __shfl_sync(0xffffffffu, v.w, from));
 }
 
-/* Stores bytes [lo, hi) of v at p (16-byte aligned): the whole vector, or aligned pieces of 1, 2, 4 and 8 bytes. */
-__device__ __forceinline__ void store_bytes(char *p, uint4 v, int lo, int hi)
-{
-    if (lo <= 0 && hi >= 16) {
-        *(uint4 *)p = v;
-        return;
-    }
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > 16 ? 16 : hi;
-    const unsigned long long h0 = v.x | (unsigned long long)v.y << 32, h1 = v.z | (unsigned long long)v.w << 32;
-#pragma unroll
-    for (int pass = 0; pass < 2; pass++)
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int n = pass ? 8 >> i : 1 << i; /* up to an 8-byte boundary, then down in size */
-            if (pass ? hi - lo >= n : (lo & n) && lo + n <= hi) {
-                const unsigned long long w = ((lo & 8) ? h1 : h0) >> ((lo & 7) * 8);
-                if (n == 8)
-                    *(unsigned long long *)(p + lo) = w;
-                else if (n == 4)
-                    *(unsigned *)(p + lo) = (unsigned)w;
-                else if (n == 2)
-                    *(unsigned short *)(p + lo) = (unsigned short)w;
-                else
-                    *(unsigned char *)(p + lo) = (unsigned char)w;
-                lo += n;
-            }
-        }
-}
-
 /* One tile: its first source row r0 and column c0 of the matrix at src_mat (span end: `end`), into dst_mat. EDGE:
  * source rows outside the matrix are not read, vectors past nc columns or outside the span are read only in part,
  * and stored vectors keep only bytes of rows inside the matrix; without it the caller knows none of that happens
@@ -166,7 +136,7 @@ __device__ __forceinline__ void shift_tile(const char *src_mat, char *dst_mat, c
                 continue;
             char *out = seg + (s0 - (long long)r0);
             if (EDGE)
-                store_bytes(out, o, (int)max(-s0, 0ll), (int)min((long long)rows - s0, 16ll));
+                store16_part<1>(out, o, -s0, (long long)rows - s0);
             else
                 *(uint4 *)out = o;
         }

@@ -131,20 +131,36 @@ __device__ __forceinline__ uint4 load16_part(const char *p, const char *begin, c
     return x.u;
 }
 
-/* Stores the elements lo .. hi - 1 of vector v at p (in elements; the whole vector when they cover it). */
+/* Stores the elements lo .. hi - 1 of vector v at p (16-byte aligned): the whole vector when they cover it, else
+ * aligned pieces of 1, 2, 4 and 8 bytes (at most 6 stores where one per element could take 15). */
 template <int ES> __device__ __forceinline__ void store16_part(char *p, uint4 v, long long lo, long long hi)
 {
-    typedef typename XpElem<ES>::type T;
-    if (lo <= 0 && hi >= 16 / ES) {
+    enum { E = 16 / ES };
+    if (lo <= 0 && hi >= E) {
         *(uint4 *)p = v;
         return;
     }
-    XpLanes<T> x;
-    x.u = v;
+    int b = (int)(lo < 0 ? 0 : lo > E ? E : lo) * ES; /* the byte range [b, end) */
+    const int end = (int)(hi < 0 ? 0 : hi > E ? E : hi) * ES;
+    const unsigned long long h0 = v.x | (unsigned long long)v.y << 32, h1 = v.z | (unsigned long long)v.w << 32;
 #pragma unroll
-    for (int e = 0; e < 16 / ES; e++)
-        if (e >= lo && e < hi)
-            ((T *)p)[e] = x.e[e];
+    for (int pass = 0; pass < 2; pass++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int n = pass ? 8 >> i : 1 << i; /* up to an 8-byte boundary, then down in size */
+            if (n >= ES && (pass ? end - b >= n : (b & n) && b + n <= end)) {
+                const unsigned long long w = ((b & 8) ? h1 : h0) >> ((b & 7) * 8);
+                if (n == 8)
+                    *(unsigned long long *)(p + b) = w;
+                else if (n == 4)
+                    *(unsigned *)(p + b) = (unsigned)w;
+                else if (n == 2)
+                    *(unsigned short *)(p + b) = (unsigned short)w;
+                else
+                    *(unsigned char *)(p + b) = (unsigned char)w;
+                b += n;
+            }
+        }
 }
 
 /* An edge tile of nr x nc: destination rows past nc are skipped, and a vector that crosses row nr keeps
