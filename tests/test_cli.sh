@@ -124,6 +124,13 @@ for r in rows:
 assert any(r["variant"] == "cpu-naive" for r in rows)
 '; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --format json does not parse or has unverified rows"; fi
 
+# --backend cuda keeps the run on the GPU: no one-thread cpu-naive row (seconds a rep on large matrices), so GPU rows
+# have no speedup; with the default backends the row is there.
+names=$("$X" bench --size 64 --backend cuda --variants fast,memcpy --reps 2 --format csv | cut -d, -f1)
+names_all=$("$X" bench --size 64 --backend all --variants cpu-fast --reps 2 --format csv | cut -d, -f1)
+if ! printf '%s\n' "$names" | grep -qx cpu-naive && printf '%s\n' "$names_all" | grep -qx cpu-naive; then
+    pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: cpu-naive with --backend cuda, or missing without it"; fi
+
 csv_lines=$("$X" bench --size 100 --backend cpu --format csv --reps 1 | wc -l)
 if [ "$csv_lines" -ge 3 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: csv has $csv_lines lines"; fi
 

@@ -126,7 +126,7 @@ void bench_usage(FILE *f)
     fputs("usage: xpose bench [options]\n"
           "Times every selected variant, verifies each against the reference on random data, and prints\n"
           "ms (median; GPU rows: mean of the middle half), GB/s (bytes read + written), % of memcpy from the\n"
-          "same run and speedup over cpu-naive.\n"
+          "same run and speedup over cpu-naive (a row left out with --backend cuda and --peers).\n"
           "  --size N[,N...]       square N x N matrix (default 4000, seed 000); a list (up to 8) runs every\n"
           "                        size, and does not combine with --rows/--cols or --sweep\n"
           "  --rows R --cols C     rectangular matrix\n"

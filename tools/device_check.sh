@@ -25,7 +25,7 @@ done
 }
 [ "${1:-}" = "--quick" ] && exit 0
 X="$B/xpose"
-V="--variants fast,cublas-geam,memcpy --reps 30"
+V="--backend cuda --variants fast,cublas-geam,memcpy --reps 30" # --backend cuda: no cpu-naive row, seconds a rep on the host
 {
     "$X" bench --peers --reps 100
     "$X" bench --peers --rows 32768 --cols 8192 --reps 100
