@@ -1,0 +1,143 @@
+/* bench_select.c: which variants `xpose bench` runs: --variants lists, the defaults per backend, the seeds' presets. */
+#include <string.h>
+#include "bench_select.h"
+
+static int sel_has(const selection *s, int i)
+{
+    for (int k = 0; k < s->n; k++)
+        if (s->idx[k] == i)
+            return 1;
+    return 0;
+}
+
+void sel_add(selection *s, int i, int implicit)
+{
+    if (i >= 0 && !sel_has(s, i) && s->n < 512) {
+        s->idx[s->n] = i;
+        s->implicit[s->n++] = implicit;
+    }
+}
+
+int sel_has_backend(const selection *s, xpose_backend b)
+{
+    xpose_variant_info v;
+    for (int k = 0; k < s->n; k++)
+        if (xpose_variant_get(s->idx[k], &v) == XPOSE_OK && v.backend == b)
+            return 1;
+    return 0;
+}
+
+/* Drops the variants that cannot run here (a peer whose library was not found at build time): for the lists the
+ * bench makes up itself, where a missing optional peer is not an error (`xpose list` says why it is missing). */
+void sel_drop_unavailable(selection *s)
+{
+    int n = 0;
+    for (int k = 0; k < s->n; k++) {
+        xpose_variant_info v;
+        if (xpose_variant_get(s->idx[k], &v) == XPOSE_OK && v.available) {
+            s->idx[n] = s->idx[k];
+            s->implicit[n++] = s->implicit[k];
+        }
+    }
+    s->n = n;
+}
+
+/* A token is "name" (every parameter set of it) or "name/params" (one). */
+static int select_token(selection *s, const char *tok)
+{
+    int found = 0;
+    if (strchr(tok, '/')) {
+        int i = xpose_variant_find(tok);
+        if (i >= 0) {
+            sel_add(s, i, 0);
+            found = 1;
+        }
+    } else {
+        xpose_variant_info v;
+        for (int i = 0; i < xpose_variant_count(); i++)
+            if (xpose_variant_get(i, &v) == XPOSE_OK && strcmp(v.name, tok) == 0) {
+                sel_add(s, i, 0);
+                found = 1;
+            }
+    }
+    if (!found)
+        fprintf(stderr, "xpose: unknown variant '%s' (xpose list shows them)\n", tok);
+    return found ? 0 : CLI_EXIT_USAGE;
+}
+
+int select_list(selection *s, const char *list)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) {
+        fprintf(stderr, "xpose: --variants list too long\n");
+        return CLI_EXIT_USAGE;
+    }
+    strcpy(buf, list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int st = select_token(s, tok);
+        if (st)
+            return st;
+    }
+    if (s->n == 0) {
+        fprintf(stderr, "xpose: --variants names no variant\n");
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int wants_backend(const bench_opts *o, xpose_backend be, int gpu)
+{
+    switch (o->backend) {
+    case BE_CPU:
+        return be == XPOSE_BACKEND_CPU;
+    case BE_CUDA:
+        return be == XPOSE_BACKEND_CUDA;
+    case BE_ALL:
+        return 1;
+    default: /* auto: the GPU ladder where a GPU is, else the CPU side */
+        return gpu ? be == XPOSE_BACKEND_CUDA : be == XPOSE_BACKEND_CPU;
+    }
+}
+
+/* Default selection: every transpose and copy variant of the chosen backends. */
+void select_default(selection *s, const bench_opts *o, int gpu)
+{
+    xpose_variant_info v;
+    for (int i = 0; i < xpose_variant_count(); i++)
+        if (xpose_variant_get(i, &v) == XPOSE_OK && v.family != XPOSE_FAMILY_REDUCE && v.available &&
+            wants_backend(o, v.backend, gpu)) /* an optional peer not built here is left out, not failed */
+            sel_add(s, i, 0);
+}
+
+/* Presets reproduce the seeds' experiments; each sets what the user did not. */
+int apply_preset(bench_opts *o, selection *s)
+{
+    const char *p = o->preset;
+    if (!p)
+        return 0;
+    if (!strcmp(p, "seed000")) {
+        o->rows = o->rows ? o->rows : 4000;
+        o->elem_size = 4;
+    } else if (!strcmp(p, "seed001")) {
+        o->rows = o->rows ? o->rows : 8192;
+        o->elem_size = 8;
+        if (!o->variants)
+            return select_list(s, "naive/16x16,naive-write/16x16,shared-pad/32,cublas-geam,memcpy");
+    } else if (!strcmp(p, "seed002")) {
+        o->rows = o->rows ? o->rows : 16384;
+        o->elem_size = 4;
+        if (!o->variants)
+            return select_list(s, "naive/16x16,naive/8x8,memcpy");
+    } else if (!strcmp(p, "seed004")) {
+        o->sweep = 1;
+        o->elem_size = 4;
+        if (!o->variants)
+            return select_list(s, "naive/16x16,shared/32,shared-pad/32,memcpy");
+    } else {
+        fprintf(stderr, "xpose: unknown --preset '%s' (seed000, seed001, seed002, seed004)\n", p);
+        return CLI_EXIT_USAGE;
+    }
+    if (!o->cols)
+        o->cols = o->rows;
+    return 0;
+}

@@ -1,0 +1,27 @@
+/* bench_select.h: the variants `xpose bench` runs (bench_select.c). */
+#ifndef XPOSE_BENCH_SELECT_H
+#define XPOSE_BENCH_SELECT_H
+
+#include "cli.h"
+
+/* The selected variants, as registry indices; `implicit` marks rows added only as references. */
+typedef struct selection {
+    int idx[512];
+    int implicit[512];
+    int n;
+} selection;
+
+/* Adds registry row i (ignored when negative or already there). */
+void sel_add(selection *s, int i, int implicit);
+/* Whether any selected variant runs on backend b. */
+int sel_has_backend(const selection *s, xpose_backend b);
+/* Drops the variants that cannot run here (a peer whose library was not found at build time). */
+void sel_drop_unavailable(selection *s);
+/* Adds a comma-separated list of "name" or "name/params"; CLI_EXIT_USAGE, with a message, for an unknown name. */
+int select_list(selection *s, const char *list);
+/* Every transpose and copy variant of the backends --backend chooses (the GPU's where one is, by default). */
+void select_default(selection *s, const bench_opts *o, int gpu);
+/* --preset: the seeds' shapes and variant lists, for what the user did not set. */
+int apply_preset(bench_opts *o, selection *s);
+
+#endif
