@@ -218,7 +218,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         else if (!strcmp(key, "--ld-dst"))
             st = parse_positive("--ld-dst", v, &o->ld_dst);
         else if (!strcmp(key, "--n"))
-            st = parse_size("--n", v, &o->n);
+            st = parse_positive("--n", v, &o->n); /* 0 would be "unset": the default 2^26, silently */
         else if (!strcmp(key, "--sweep-max"))
             st = parse_positive("--sweep-max", v, &o->sweep_max);
         else if (!strcmp(key, "--elem-size")) {
@@ -274,7 +274,11 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         fprintf(stderr, "xpose: give both --rows and --cols, or --size\n");
         return CLI_EXIT_USAGE;
     }
-    if (o->nsizes > 1 && o->rect) {
+    if (o->sweep_max && o->sweep_max < 256) { /* the sweep starts at 256: a smaller top would run nothing */
+        fprintf(stderr, "xpose: --sweep-max must be at least 256 (the sweep's first size), got %zu\n", o->sweep_max);
+        return CLI_EXIT_USAGE;
+    }
+        if (o->nsizes > 1 && o->rect) {
         fprintf(stderr, "xpose: a --size list makes square shapes; give --rows/--cols with a single --size or none\n");
         return CLI_EXIT_USAGE;
     }
