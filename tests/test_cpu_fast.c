@@ -5,6 +5,8 @@
 
 static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
 static const char *const isas[] = {"scalar", "avx2", "avx512"};
+/* The row under test: cpu-fast, or a lab row that fixes the region path's tile height either way. */
+static const char *variant = "cpu-fast";
 
 /* Shapes no block divides, each with padded leading dimensions (odd, or a whole line) and batches with gaps,
  * and with pointers a few elements past a 64-byte boundary: aligned to the element, not to 16 bytes (where
@@ -24,7 +26,7 @@ static void layout_grid(size_t scale)
                     l.stride_dst = cols * ldd + (k & 1 ? 64 / es : 1);
                 }
                 unsigned seed = (unsigned)(scale * 1000 + e * 100 + k * 4 + v);
-                CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, seed, es * (1 + v), es * (1 + k % 5)) == 1,
+                CHECK(t_check_variant(&t_host_mem, variant, &l, seed, es * (1 + v), es * (1 + k % 5)) == 1,
                       "grid %zux%zu es %zu variant %u", rows, cols, es, v);
             }
 }
@@ -49,7 +51,7 @@ static void special_shapes(void)
                               0, 0};
             /* dst at a line boundary, then one element past it: both the shifted and the unshifted tiles. */
             for (size_t off = 0; off <= es; off += es)
-                CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, (unsigned)(c * 7 + e), es * (c % 3), off) == 1,
+                CHECK(t_check_variant(&t_host_mem, variant, &l, (unsigned)(c * 7 + e), es * (c % 3), off) == 1,
                       "case %zu: %zux%zu es %zu dst offset %zu", c, cases[c].rows, cases[c].cols, es, off);
         }
 }
@@ -75,7 +77,7 @@ static void joined_lines(void)
                 l.stride_dst = l.cols * l.ld_dst + 16 / es;
             }
             for (size_t off = 0; off <= 20; off += 4)
-                CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, (unsigned)(c * 11 + e), es, off) == 1,
+                CHECK(t_check_variant(&t_host_mem, variant, &l, (unsigned)(c * 11 + e), es, off) == 1,
                       "joined lines %zu: %zux%zu ld_dst %zu es %zu dst offset %zu", c, l.rows, l.cols, l.ld_dst, es,
                       off);
         }
@@ -96,11 +98,11 @@ static void thread_counts(size_t ld_dst)
             out[t] = malloc(bytes + 64);
             xv_poison(out[t], bytes + 64);
             xpose_set_threads(t + 1);
-            CHECK_STATUS(xpose_transpose_variant("cpu-fast", &l, src + es, out[t] + off), XPOSE_OK, "%d threads", t + 1);
+            CHECK_STATUS(xpose_transpose_variant(variant, &l, src + es, out[t] + off), XPOSE_OK, "%d threads", t + 1);
         }
         CHECK(memcmp(out[0], out[1], bytes + 64) == 0, "es %zu ld_dst %zu: 1 and 2 threads differ", es, ld_dst);
         CHECK(memcmp(out[0], out[2], bytes + 64) == 0, "es %zu ld_dst %zu: 1 and 3 threads differ", es, ld_dst);
-        CHECK(t_check_variant(&t_host_mem, "cpu-fast", &l, 77 + (unsigned)e, es, off) == 1, "3 threads, es %zu", es);
+        CHECK(t_check_variant(&t_host_mem, variant, &l, 77 + (unsigned)e, es, off) == 1, "3 threads, es %zu", es);
         for (int t = 0; t < 3; t++)
             free(out[t]);
         free(src);
@@ -121,6 +123,17 @@ int main(void)
         thread_counts(0);
         thread_counts(1540);
     }
+    /* Short and long tiles on every machine (cpu-fast picks one by CPU vendor): the SIMD sets whose blocks they size,
+     * at the larger shapes, the ones with many tiles. */
+    static const char *const lab[] = {"cpu-fast/short-tiles", "cpu-fast/long-tiles"};
+    for (size_t r = 0; r < 2; r++)
+        for (size_t i = 1; i < sizeof isas / sizeof isas[0]; i++) {
+            variant = lab[r];
+            setenv("XPOSE_CPU_ISA", isas[i], 1);
+            layout_grid(4);
+            special_shapes();
+            thread_counts(0);
+        }
     unsetenv("XPOSE_CPU_ISA");
     return t_finish("test_cpu_fast");
 }

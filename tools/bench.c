@@ -367,7 +367,8 @@ int cmd_bench(int argc, char **argv)
     if (o.variants && (st = select_list(&sel, o.variants)) != 0)
         return st;
     if (o.peers && !o.variants) {
-        if ((st = select_list(&sel, gpu && o.backend != BE_CPU ? "fast,cublas-geam,memcpy" : "cpu-fast,cpu-openblas,cpu-memcpy")) != 0)
+        /* "cpu-fast/": the production row alone; `--variants cpu-fast` adds its tile-height lab rows. */
+        if ((st = select_list(&sel, gpu && o.backend != BE_CPU ? "fast,cublas-geam,memcpy" : "cpu-fast/,cpu-openblas,cpu-memcpy")) != 0)
             return st;
         sel_drop_unavailable(&sel);
     }

@@ -31,6 +31,36 @@ static const xp_fast_isa *pick_isa(void)
     return &xp_fast_scalar;
 }
 
+/* Whether the region path takes short tiles (short_tile_rows): with the AVX-512 kernels on an AMD core, or where a lab
+ * row asks (cpu-fast/short-tiles, cpu-fast/long-tiles: the A/B on any machine). Tiles of 32 to
+ * 64 rows were measured best on Intel cores; on a 2-core AMD EPYC (Zen 4) VM short tiles ran 1.2-2.4x faster for
+ * 2- to 16-byte elements at 1024^2-8192^2, one and two threads, power-of-two pitches or not (docs/performance.md, CPU
+ * fifth pass). A plausible reading, not measured (no counters on that VM): fewer source rows read at once are fewer
+ * streams for the core's prefetchers. The AVX2 kernels keep their tiles: their 2-byte blocks in 16-row tiles ran
+ * 3.3x slower on the same core. */
+static int short_tiles(const xp_fast_isa *isa, int tiles)
+{
+    if (!isa->width || tiles != XPF_TILES_AUTO) /* the lab rows choose for themselves (scalar: no blocks to size) */
+        return isa->width && tiles == XPF_TILES_SHORT;
+#if XP_FAST_X86
+    __builtin_cpu_init();
+    return isa->width == 64 && __builtin_cpu_is("amd");
+#else
+    return 0;
+#endif
+}
+
+/* Short tiles: 16 source rows (8 of 16-byte elements, whose 8 rows already carry 128 bytes of each column), and never
+ * fewer than one SIMD block's rows nor than a destination line holds (the region path starts every tile but the first
+ * on a line, and the first tile's staging assumes a tile at least a line tall). */
+static size_t short_tile_rows(size_t es, size_t block_rows)
+{
+    size_t rows = es >= 16 ? 8 : 16;
+    if (rows < block_rows)
+        rows = block_rows;
+    return rows * es < XPF_LINE ? XPF_LINE / es : rows;
+}
+
 /* Everything a thread needs for tile t of the batch; strides in bytes, tile sizes in elements. */
 typedef struct plan {
     const unsigned char *src;
@@ -153,8 +183,11 @@ int xp_cpu_fast(const xp_call *c)
      * bytes of rows keep that to 1/8 (256 and 1024 measured no better). */
     if (p.lines)
         p.ti = XPF_LINES_TILE_BYTES / s->es;
-    else if (!p.staged)
+    else if (!p.staged) {
+        if (short_tiles(isa, c->p0))
+            p.ti = short_tile_rows(s->es, p.block_rows);
         p.lag = (p.ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p.ti) % p.ti;
+    }
     /* Degenerate shapes: long tiles along the one long side, so that a copy moves big chunks. */
     if (s->rows == 1) {
         p.tj = 1 << 16;
