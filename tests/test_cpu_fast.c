@@ -125,7 +125,7 @@ int main(void)
     }
     /* Short and long tiles on every machine (cpu-fast picks one by CPU vendor): the SIMD sets whose blocks they size,
      * at the larger shapes, the ones with many tiles. */
-    static const char *const lab[] = {"cpu-fast/short-tiles", "cpu-fast/long-tiles"};
+    static const char *const lab[] = {"cpu-fast/short", "cpu-fast/long"};
     for (size_t r = 0; r < 2; r++)
         for (size_t i = 1; i < sizeof isas / sizeof isas[0]; i++) {
             variant = lab[r];

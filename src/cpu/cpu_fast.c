@@ -32,7 +32,7 @@ static const xp_fast_isa *pick_isa(void)
 }
 
 /* Whether the region path takes short tiles (short_tile_rows): with the AVX-512 kernels on an AMD core, or where a lab
- * row asks (cpu-fast/short-tiles, cpu-fast/long-tiles: the A/B on any machine). Tiles of 32 to
+ * row asks (cpu-fast/short, cpu-fast/long: the A/B on any machine). Tiles of 32 to
  * 64 rows were measured best on Intel cores; on a 2-core AMD EPYC (Zen 4) VM short tiles ran 1.2-2.4x faster for
  * 2- to 16-byte elements at 1024^2-8192^2, one and two threads, power-of-two pitches or not (docs/performance.md, CPU
  * fifth pass). A plausible reading, not measured (no counters on that VM): fewer source rows read at once are fewer
