@@ -132,7 +132,9 @@ int main(void)
             setenv("XPOSE_CPU_ISA", isas[i], 1);
             layout_grid(4);
             special_shapes();
+            joined_lines();
             thread_counts(0);
+            thread_counts(1540);
         }
     unsetenv("XPOSE_CPU_ISA");
     return t_finish("test_cpu_fast");

@@ -31,11 +31,11 @@ static const xp_fast_isa *pick_isa(void)
     return &xp_fast_scalar;
 }
 
-/* Whether the region path takes short tiles (short_tile_rows): with the AVX-512 kernels on an AMD core, or where a lab
- * row asks (cpu-fast/short, cpu-fast/long: the A/B on any machine). Tiles of 32 to
- * 64 rows were measured best on Intel cores; on a 2-core AMD EPYC (Zen 4) VM short tiles ran 1.2-2.4x faster for
- * 2- to 16-byte elements at 1024^2-8192^2, one and two threads, power-of-two pitches or not (docs/performance.md, CPU
- * fifth pass). A plausible reading, not measured (no counters on that VM): fewer source rows read at once are fewer
+/* Whether the tiles that store from registers (the region and joined-lines paths) are short (short_tile_rows): with
+ * the AVX-512 kernels on an AMD core, or where a lab row asks (cpu-fast/short, cpu-fast/long: the A/B on any machine).
+ * Tiles of 32-64 rows (joined lines: 512 bytes) were measured best on Intel cores; on a 2-core AMD EPYC (Zen 4) VM
+ * short tiles ran 1.2-2.4x faster for 2- to 16-byte elements at 1024^2-8192^2, one and two threads, power-of-two
+ * pitches or not, and joined lines of 4- and 8-byte elements up to 1.7x (docs/performance.md, CPU fifth pass). A plausible reading, not measured (no counters on that VM): fewer source rows read at once are fewer
  * streams for the core's prefetchers. The AVX2 kernels keep their tiles: their 2-byte blocks in 16-row tiles ran
  * 3.3x slower on the same core. */
 static int short_tiles(const xp_fast_isa *isa, int tiles)
@@ -50,12 +50,12 @@ static int short_tiles(const xp_fast_isa *isa, int tiles)
 #endif
 }
 
-/* Short tiles: 16 source rows (8 of 16-byte elements, whose 8 rows already carry 128 bytes of each column), and never
- * fewer than one SIMD block's rows nor than a destination line holds (the region path starts every tile but the first
- * on a line, and the first tile's staging assumes a tile at least a line tall). */
+/* Short tiles: 16 source rows of 1- to 4-byte elements, 8 of 8- and 16-byte ones, and never fewer than one SIMD block's
+ * rows nor than a destination line holds (the region path starts every tile but the first on a line, and the first
+ * tile's staging assumes a tile at least a line tall; joined-lines tiles are whole lines tall). */
 static size_t short_tile_rows(size_t es, size_t block_rows)
 {
-    size_t rows = es >= 16 ? 8 : 16;
+    size_t rows = es >= 8 ? 8 : 16;
     if (rows < block_rows)
         rows = block_rows;
     return rows * es < XPF_LINE ? XPF_LINE / es : rows;
@@ -181,8 +181,9 @@ int xp_cpu_fast(const xp_call *c)
     p.tj = XPF_TILE_COLS_BYTES / s->es;
     /* Tiles of the joined-lines path start on a block, and each transposes the block above it again: 512
      * bytes of rows keep that to 1/8 (256 and 1024 measured no better). */
-    if (p.lines)
-        p.ti = XPF_LINES_TILE_BYTES / s->es;
+    if (p.lines) /* short tiles here from 4-byte elements on: 1- and 2-byte ones lost with them (CPU fifth pass) */
+        p.ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p.block_rows)
+                                                      : XPF_LINES_TILE_BYTES / s->es;
     else if (!p.staged) {
         if (short_tiles(isa, c->p0))
             p.ti = short_tile_rows(s->es, p.block_rows);
