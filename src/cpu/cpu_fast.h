@@ -48,7 +48,7 @@ extern const xp_fast_isa xp_fast_avx512;
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
                  unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn);
 
-/* p0 of a cpu-fast row: the region path's tile height (short_tiles in cpu_fast.c). */
+/* p0 of a cpu-fast row: the height of the tiles that store from registers (short_tiles in cpu_fast.c). */
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
 int xp_cpu_fast(const xp_call *c);

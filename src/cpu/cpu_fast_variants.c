@@ -10,9 +10,9 @@
 static const xp_variant rows[] = {
     {"cpu-fast", "", "threads over L1 tiles, SIMD register transposes, streaming stores past the caches",
      XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_ALL, xp_cpu_fast, NULL, 0},
-    {"cpu-fast", "short", "lab: tiles of 16 source rows (8 of 16-byte elements) wherever the region path runs",
+    {"cpu-fast", "short", "lab: the AMD cores' short tiles (8-16 source rows) on any CPU",
      XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, XPF_TILES_SHORT, 0, XP_ELEM_ALL, xp_cpu_fast, NULL, 0},
-    {"cpu-fast", "long", "lab: tiles of 32-64 source rows wherever the region path runs (the Intel-measured rule)",
+    {"cpu-fast", "long", "lab: the other cores' tiles (32-64 source rows) on any CPU",
      XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, XPF_TILES_LONG, 0, XP_ELEM_ALL, xp_cpu_fast, NULL, 0},
     {"cpu-openblas", "", "OpenBLAS cblas_?omatcopy (row-major, transposed): the CPU library peer", XPOSE_BACKEND_CPU,
      XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL, 1}, /* ?omatcopy is not threaded */
