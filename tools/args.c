@@ -275,11 +275,12 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         fprintf(stderr, "xpose: give both --rows and --cols, or --size\n");
         return CLI_EXIT_USAGE;
     }
-    if (o->sweep_max && o->sweep_max < 256) { /* the sweep starts at 256: a smaller top would run nothing */
-        fprintf(stderr, "xpose: --sweep-max must be at least 256 (the sweep's first size), got %zu\n", o->sweep_max);
+    if (o->sweep_max && o->sweep_max < CLI_SWEEP_FIRST) { /* a top below the sweep's first size would run nothing */
+        fprintf(stderr, "xpose: --sweep-max must be at least %d (the sweep's first size), got %zu\n", CLI_SWEEP_FIRST,
+                o->sweep_max);
         return CLI_EXIT_USAGE;
     }
-        if (o->nsizes > 1 && o->rect) {
+    if (o->nsizes > 1 && o->rect) {
         fprintf(stderr, "xpose: a --size list makes square shapes; give --rows/--cols with a single --size or none\n");
         return CLI_EXIT_USAGE;
     }

@@ -326,7 +326,7 @@ static int plan_shapes(const bench_opts *o, int big_sweep, shape *out, int max)
     int nes = o->peers ? 5 : 1, n = 0;
     if (o->sweep) {
         size_t top = o->sweep_max ? o->sweep_max : (big_sweep ? 32768 : 8192);
-        for (size_t m = 256; m <= top && n + nes <= max; m *= 2)
+        for (size_t m = CLI_SWEEP_FIRST; m <= top && n + nes <= max; m *= 2)
             add_shapes(out, &n, max, m, m, es, nes);
     } else if (o->nsizes > 1) {
         for (int i = 0; i < o->nsizes; i++)

@@ -7,6 +7,7 @@
 #include "xpose.h"
 
 #define CLI_EXIT_USAGE 2 /* bad input: one line on stderr, this status */
+#define CLI_SWEEP_FIRST 256 /* --sweep's first (smallest) square size */
 #define CLI_MAX_LIST 8   /* values in a --size or --threads list */
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
