@@ -111,7 +111,9 @@ static void split_tiles(void)
 /* 1-byte calls past SmallTile's take the 2-D grid in clusters of two blocks (FAST_BYTE_CLUSTER), without edge code
  * where every tile is whole: whole and partial tiles, in row order (up to 1024 tiles) and down tile columns, grids
  * whose x (tile columns, or tile rows) is even (clusters) or odd (none), a sub-matrix on both sides, a batch
- * (the grid-stride kernel), and one of more than 2^31 elements. */
+ * (the grid-stride kernel), and one of more than 2^31 elements. Whole tiles past one wave (528 on 132 SMs) take
+ * clusters of 8 that meet at a barrier (FAST_BYTE_SYNC_CLUSTER), or of 4, 2 or 1 where the grid's x (16, 20, 34, 33
+ * here) does not divide by 8. */
 static void byte_clusters(int with_huge)
 {
     static const struct {
@@ -119,7 +121,7 @@ static void byte_clusters(int with_huge)
     } cases[] = {
         {2048, 2048, 0, 0, 1}, {1152, 2304, 0, 0, 1}, {8192, 4096, 0, 0, 1},    {4224, 8192, 0, 0, 1},
         {8400, 4099, 0, 0, 1}, {8300, 4099, 0, 0, 1}, {1000, 2000, 0, 0, 1},    {4096, 4096, 4128, 4160, 1},
-        {1024, 2048, 0, 0, 3},
+        {1024, 2048, 0, 0, 3},  {3456, 5120, 0, 0, 1}, {4352, 8192, 0, 0, 1},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};

@@ -47,7 +47,8 @@ template <class G> static bool whole_tiles(const xp_shape *s) { return s->rows %
 /* Launches `kernel` over the tiles of geometry G (windows reaching `extra` rows past a tile: count_tiles)
  * with `smem` bytes of shared memory a block, or `direct` (fast_kernel_direct) where given and the call is
  * one matrix in one walk whose tile rows and columns a 2-D grid can name, with `direct_smem` bytes where given; `direct`
- * in clusters of `cluster` blocks along x where the device has clusters (sm_90) and the grid's x divides into them. */
+ * in clusters along x where the device has clusters (sm_90): of `cluster` blocks (a power of two), or of the largest
+ * power of two below it that divides the grid's x. */
 template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, const xp_shape *s, unsigned extra,
                                   size_t smem, const xp_call *c, void (*direct)(const TileArgs) = 0,
                                   unsigned cluster = 1, size_t direct_smem = 0)
@@ -74,7 +75,9 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
     cfg.dynamicSmemBytes = smem;
     cfg.stream = xp_stream(c);
     cudaLaunchAttribute at;
-    if (direct && cluster > 1 && cfg.gridDim.x % cluster == 0 && device_major() >= 9) {
+    while (cluster > 1 && cfg.gridDim.x % cluster) /* the largest cluster that divides the grid's x */
+        cluster /= 2;
+    if (direct && cluster > 1 && device_major() >= 9) {
         at.id = cudaLaunchAttributeClusterDimension;
         at.val.clusterDim.x = cluster;
         at.val.clusterDim.y = 1;
@@ -133,6 +136,19 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * destination pitch 16385 93.4 -> 93.6 -> 93.5; shifted tiles without windows (source pitch 16385) 90.5 -> 90.2 ->
  * 90.2, so those keep the grid-stride kernel. */
 #define FAST_BYTE_CLUSTER 2
+
+/* 1-byte calls of whole FastTile tiles past one wave (4 blocks per SM) take clusters of this many blocks down a tile
+ * column that meet at a barrier between loading their tiles and storing them: the cluster then writes 8 neighbouring
+ * 128-byte segments of each of its 256 destination rows together, 1 KB of a row where a tile alone writes 128 bytes.
+ * Blocks that start together (clusters of 2, FAST_BYTE_CLUSTER) drift apart by their stores; the barrier holds them
+ * together. On an H100, three or two processes each, % of memcpy (docs/notes/fast-v48-byte-cluster-sync.txt), clusters of
+ * 2 -> 2 with the barrier -> 4 with it -> 8 with it: 32768 x 8192 94.4 -> 94.9 -> 95.2 -> 95.5..95.6, 8192 x 32768 95.5
+ * -> 96.0 -> 96.2 -> 96.5..96.6, 16384^2 95.0 -> 95.5 -> 95.8 -> 96.2..96.3, 8192^2 97.3 -> 97.9 -> 98.5 -> 98.4..98.7,
+ * 5120^2 95.0 -> 96.0 -> 96.3 -> 95.9..96.2. Without the barrier clusters of 4 and 8 were level or behind 2 (5120^2
+ * 94.3, 95.1..95.4); clusters of 16 (a non-portable size) level with 8 but 8192^2 97.5..97.9. Calls of one wave or less
+ * lost by the barrier (2048^2 95.3..98.5 -> 90.0..90.3 with clusters of 2) and keep FAST_BYTE_CLUSTER; so do the sector
+ * and shifted tiles, where the barrier was level or behind (fast-v49-sync-sector-shift-edge.txt). */
+#define FAST_BYTE_SYNC_CLUSTER 8
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
@@ -225,8 +241,8 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
     return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
 
-/* Whether a call of `tiles` FastTile tiles fits one wave of FAST_ONE_WAVE_BLOCKS blocks per SM. */
-static bool fits_one_wave(size_t tiles) { return tiles <= FAST_ONE_WAVE_BLOCKS * device_sms(); }
+/* Whether a call of `tiles` FastTile tiles fits one wave of `blocks` blocks per SM. */
+static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { return tiles <= blocks * device_sms(); }
 
 /* 4- and 16-byte calls of whole FastTile tiles, one matrix, that take fast_kernel_split: those of one wave of
  * FAST_ONE_WAVE_BLOCKS blocks per SM with at most LOW_MAX or at least HIGH_MIN tiles per SM. Kernel durations on the
@@ -320,13 +336,18 @@ template <int ES> static int launch(const xp_call *c)
             enum { NB = DenseTile<ES>::BLOCKS };
             return run<Dense>(fast_kernel<Dense, NB>, a, s, 0, Dense::SMEM, c, fast_kernel_direct<Dense, NB>);
         }
-    /* 1-byte FastTile calls on the 2-D grid in pairs of blocks (FAST_BYTE_CLUSTER says why). */
+    /* 1-byte FastTile calls on the 2-D grid in pairs of blocks (FAST_BYTE_CLUSTER says why); whole tiles past one
+     * wave in clusters that store together (FAST_BYTE_SYNC_CLUSTER). */
     if constexpr (ES == 1)
-        if (auto_tiles)
-            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
-                                whole_tiles<Geo<ES>>(s) ? fast_kernel_direct<Geo<ES>, 4, true>
-                                                        : fast_kernel_direct<Geo<ES>, 4>,
-                                FAST_BYTE_CLUSTER);
+        if (auto_tiles) {
+            typedef Geo<ES> G;
+            if (!whole_tiles<G>(s))
+                return run<G>(fast_kernel<G>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, 4>, FAST_BYTE_CLUSTER);
+            if (!fits_one_wave(tiles, 4))
+                return run<G>(fast_kernel<G>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, 4, true, true>,
+                              FAST_BYTE_SYNC_CLUSTER);
+            return run<G>(fast_kernel<G>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, 4, true>, FAST_BYTE_CLUSTER);
+        }
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c);
 }
 

@@ -18,12 +18,15 @@ template <class G> __device__ __forceinline__ bool vec_full(const TileArgs &a, c
 
 /* Moves a whole tile whose rows all start on 16-byte vectors: every load in flight, into shared memory, then
  * the gathers and stores. */
-template <class G> __device__ __forceinline__ void move_vec_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
+template <class G, bool CLUSTER_SYNC = false>
+__device__ __forceinline__ void move_vec_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
 {
     VecTile<G> vt;
     vt.load(p.src, a.lds * G::ES);
     vt.to_shared(sm);
     __syncthreads();
+    if (CLUSTER_SYNC)
+        cluster_barrier();
     VecTile<G>::store(sm, p.dst, a.ldd * G::ES);
 }
 
@@ -67,14 +70,15 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
  * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. Used at
  * 8 blocks per SM for 4-byte calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte
  * calls (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
- * that bound with FastTile). */
-template <class G, int MIN_BLOCKS, bool FULL_TILES = false>
+ * that bound with FastTile). CLUSTER_SYNC (whole tiles only, so that every block of a cluster meets the barrier):
+ * the blocks of a cluster store together (FAST_BYTE_SYNC_CLUSTER says why). */
+template <class G, int MIN_BLOCKS, bool FULL_TILES = false, bool CLUSTER_SYNC = false>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const TileArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     const TilePos p = block_tile<G>(a);
     if (FULL_TILES) /* the caller knows every tile is whole and every row on a vector: no edge code */
-        move_vec_tile<G>(a, p, sm);
+        move_vec_tile<G, CLUSTER_SYNC>(a, p, sm);
     else
         move_tile<G, true>(a, p, sm);
 }

@@ -91,6 +91,13 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
     static_assert(WARP_ITEMS % (FAST_THREADS / 32) == 0, "every warp stores the same number of items");
 };
 
+/* Waits until every block of the cluster has reached it (no memory ordering: a meeting point, not a fence). A block
+ * launched without clusters is a cluster of one and passes at once. */
+__device__ __forceinline__ void cluster_barrier(void)
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+
 /* Byte offset of 16-byte chunk `ch` of tile row `row`: chunks are XOR-swizzled by the row's group so that
  * both the row-wise vector stores and the column-wise gathers hit 32 distinct banks per warp phase. */
 template <class G> __device__ __forceinline__ unsigned chunk_at(unsigned row, unsigned ch)
