@@ -92,10 +92,12 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
 };
 
 /* Waits until every block of the cluster has reached it (no memory ordering: a meeting point, not a fence). A block
- * launched without clusters is a cluster of one and passes at once. */
+ * launched without clusters is a cluster of one and passes at once; so does every block before sm_90, which has none. */
 __device__ __forceinline__ void cluster_barrier(void)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+#endif
 }
 
 /* Byte offset of 16-byte chunk `ch` of tile row `row`: chunks are XOR-swizzled by the row's group so that
