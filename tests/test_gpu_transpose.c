@@ -112,7 +112,7 @@ static void split_tiles(void)
  * where every tile is whole: whole and partial tiles, in row order (up to 1024 tiles) and down tile columns, grids
  * whose x (tile columns, or tile rows) is even (clusters) or odd (none), a sub-matrix on both sides, a batch
  * (the grid-stride kernel), and one of more than 2^31 elements. Whole tiles past one wave (528 on 132 SMs) take
- * clusters of 8 that meet at a barrier (FAST_BYTE_SYNC_CLUSTER), or of 4, 2 or 1 where the grid's x (16, 20, 34, 33
+ * clusters of 8 that meet at a barrier (FAST_SYNC_CLUSTER), or of 4, 2 or 1 where the grid's x (16, 20, 34, 33
  * here) does not divide by 8. */
 static void byte_clusters(int with_huge)
 {
@@ -129,6 +129,26 @@ static void byte_clusters(int with_huge)
     }
     if (with_huge) /* > 2^31 bytes on 16-byte rows: 362 (even) tile rows, a partial last tile column */
         huge_shape("fast", 46336, 46368);
+}
+
+/* 2- to 16-byte calls of whole tiles past one wave (FastTile at 4 blocks per SM, DenseTile at 8: more than 528 and
+ * 1056 tiles on 132 SMs) take the 2-D grid in clusters of 8 that meet at a barrier before storing (FAST_SYNC_CLUSTER),
+ * or of the largest power of two that divides the grid's x (tile rows here: 32 and 40, 36, 34 and 66; 33 and 41 take
+ * none); a batch and a source pitch of 128 KiB (column walks) take the grid-stride kernel instead. */
+static void sync_clusters(void)
+{
+    static const struct {
+        size_t rows, cols, es, lds, batch;
+    } cases[] = {
+        {4096, 4608, 2, 0, 1}, {4608, 4096, 2, 0, 1}, {4224, 4096, 2, 0, 1},  {2560, 2048, 4, 0, 1},
+        {2624, 2048, 4, 0, 1}, {2304, 2048, 4, 0, 1}, {1024, 1152, 8, 0, 1},  {1088, 1024, 8, 0, 1},
+        {2048, 576, 16, 0, 1}, {2112, 544, 16, 0, 1}, {1024, 1152, 8, 0, 2},  {1024, 2048, 16, 8192, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, 0, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1300 + (unsigned)k, 0, 0) == 1, "fast, sync clusters, case %zu",
+              k);
+    }
 }
 
 /* 1-byte calls whose rows do not all start on a 16-byte vector take `fast`'s shifted tiles (fast_shift.cuh, windows by
@@ -247,7 +267,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge),
+        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge), sync_clusters(),
             shift_tiles();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {

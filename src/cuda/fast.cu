@@ -137,18 +137,26 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * 90.2, so those keep the grid-stride kernel. */
 #define FAST_BYTE_CLUSTER 2
 
-/* 1-byte calls of whole FastTile tiles past one wave (4 blocks per SM) take clusters of this many blocks down a tile
- * column that meet at a barrier between loading their tiles and storing them: the cluster then writes 8 neighbouring
- * 128-byte segments of each of its 256 destination rows together, 1 KB of a row where a tile alone writes 128 bytes.
- * Blocks that start together (clusters of 2, FAST_BYTE_CLUSTER) drift apart by their stores; the barrier holds them
- * together. On an H100, three or two processes each, % of memcpy (docs/notes/fast-v48-byte-cluster-sync.txt), clusters of
- * 2 -> 2 with the barrier -> 4 with it -> 8 with it: 32768 x 8192 94.4 -> 94.9 -> 95.2 -> 95.5..95.6, 8192 x 32768 95.5
- * -> 96.0 -> 96.2 -> 96.5..96.6, 16384^2 95.0 -> 95.5 -> 95.8 -> 96.2..96.3, 8192^2 97.3 -> 97.9 -> 98.5 -> 98.4..98.7,
- * 5120^2 95.0 -> 96.0 -> 96.3 -> 95.9..96.2. Without the barrier clusters of 4 and 8 were level or behind 2 (5120^2
- * 94.3, 95.1..95.4); clusters of 16 (a non-portable size) level with 8 but 8192^2 97.5..97.9. Calls of one wave or less
- * lost by the barrier (2048^2 95.3..98.5 -> 90.0..90.3 with clusters of 2) and keep FAST_BYTE_CLUSTER; so do the sector
- * and shifted tiles, where the barrier was level or behind (fast-v49-sync-sector-shift-edge.txt). */
-#define FAST_BYTE_SYNC_CLUSTER 8
+/* Calls of whole tiles past one wave (FastTile at 4 blocks per SM for 1 to 4 bytes, DenseTile at 8 for 8 and 16) take
+ * the 2-D grid in clusters of this many blocks down a tile column that meet at a barrier between loading their tiles
+ * and storing them: the cluster then writes 8 neighbouring segments of each of its destination rows together (1 KB
+ * of a row for 1 byte, where a tile alone writes 128 bytes; 4 KB for 16 bytes). Blocks that start together (clusters
+ * of 2, FAST_BYTE_CLUSTER) drift apart by their stores; the barrier holds them together. On an H100, % of memcpy:
+ * - 1 byte, three or two processes each (docs/notes/fast-v48-byte-cluster-sync.txt), clusters of 2 -> 2 with the
+ *   barrier -> 4 with it -> 8 with it: 32768 x 8192 94.4 -> 94.9 -> 95.2 -> 95.5..95.6, 8192 x 32768 95.5 -> 96.0 ->
+ *   96.2 -> 96.5..96.6, 16384^2 95.0 -> 95.5 -> 95.8 -> 96.2..96.3, 8192^2 97.3 -> 97.9 -> 98.5 -> 98.4..98.7, 5120^2
+ *   95.0 -> 96.0 -> 96.3 -> 95.9..96.2. Without the barrier clusters of 4 and 8 were level or behind 2 (5120^2 94.3,
+ *   95.1..95.4); clusters of 16 (a non-portable size) level with 8 but 8192^2 97.5..97.9.
+ * - 2 to 16 bytes, two processes each (docs/notes/fast-v50-sync-clusters.txt), no clusters -> clusters of 8 with the
+ *   barrier: u16 16384^2 96.1 -> 96.6, 4096^2 level; float 4096^2 98.0..98.2 -> 98.9..99.1, 16384^2 level (96.6 ->
+ *   96.5); double 2048^2 99.3..99.5 -> 100.1..100.3, 4096^2 97.1 -> 97.8; c128 2048^2 99.0..99.2 -> 100.1..100.2,
+ *   4096^2 97.2 -> 97.7 (clusters of 2 and 4 gained about half and three quarters of that). Clusters of 8 without the
+ *   barrier lost 0.3..0.6 for u16 and float.
+ * Calls of one wave or less lost by the barrier (1-byte 2048^2 95.3..98.5 -> 90.0..90.3 with clusters of 2) and keep
+ * their kernels; so do the 1-byte sector and shifted tiles, where it was level or behind
+ * (fast-v49-sync-sector-shift-edge.txt), and calls of several column walks (walk_count_log2), whose tiles no 2-D grid
+ * names (c128 16384^2 with one walk in clusters of 8: 96.3 against 96.2 with one walk alone). */
+#define FAST_SYNC_CLUSTER 8
 
 /* Shared-memory row stride of the skewed 4-byte tile, by lds and ldd mod 4: the stride with the fewest
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
@@ -244,6 +252,20 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
 /* Whether a call of `tiles` FastTile tiles fits one wave of `blocks` blocks per SM. */
 static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { return tiles <= blocks * device_sms(); }
 
+/* Whether a call takes tiles of geometry G at NB blocks per SM in clusters that store together: whole tiles, more
+ * than one wave of them (FAST_SYNC_CLUSTER says why). */
+template <class G, int NB> static bool sync_pays(const xp_shape *s)
+{
+    return whole_tiles<G>(s) && !fits_one_wave(s->rows / G::TR * (s->cols / G::TC) * s->batch, NB);
+}
+
+/* Tiles of geometry G at NB blocks per SM, on the 2-D grid in clusters of FAST_SYNC_CLUSTER that meet before storing
+ * (or the grid-stride kernel where no 2-D grid names the tiles: batches, column walks). */
+template <class G, int NB> static int run_synced(const FastArgs &a, const xp_shape *s, const xp_call *c)
+{
+    return run<G>(fast_kernel<G, NB>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, NB, true, true>, FAST_SYNC_CLUSTER);
+}
+
 /* 4- and 16-byte calls of whole FastTile tiles, one matrix, that take fast_kernel_split: those of one wave of
  * FAST_ONE_WAVE_BLOCKS blocks per SM with at most LOW_MAX or at least HIGH_MIN tiles per SM. Kernel durations on the
  * H200 (CUPTI: the mean of the middle half of 600 launches, each after an L2 flush; docs/notes/fast-v41-split.txt)
@@ -334,20 +356,21 @@ template <int ES> static int launch(const xp_call *c)
         if (auto_tiles) {
             typedef Geo<ES, DenseTile<ES>::TR, DenseTile<ES>::TC> Dense;
             enum { NB = DenseTile<ES>::BLOCKS };
+            if (sync_pays<Dense, NB>(s))
+                return run_synced<Dense, NB>(a, s, c);
             return run<Dense>(fast_kernel<Dense, NB>, a, s, 0, Dense::SMEM, c, fast_kernel_direct<Dense, NB>);
         }
-    /* 1-byte FastTile calls on the 2-D grid in pairs of blocks (FAST_BYTE_CLUSTER says why); whole tiles past one
-     * wave in clusters that store together (FAST_BYTE_SYNC_CLUSTER). */
+    /* Whole tiles past one wave in clusters that store together (FAST_SYNC_CLUSTER); other 1-byte FastTile calls on
+     * the 2-D grid in pairs of blocks (FAST_BYTE_CLUSTER says why). */
+    if constexpr (ES <= 4)
+        if (auto_tiles && sync_pays<Geo<ES>, 4>(s))
+            return run_synced<Geo<ES>, 4>(a, s, c);
     if constexpr (ES == 1)
-        if (auto_tiles) {
-            typedef Geo<ES> G;
-            if (!whole_tiles<G>(s))
-                return run<G>(fast_kernel<G>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, 4>, FAST_BYTE_CLUSTER);
-            if (!fits_one_wave(tiles, 4))
-                return run<G>(fast_kernel<G>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, 4, true, true>,
-                              FAST_BYTE_SYNC_CLUSTER);
-            return run<G>(fast_kernel<G>, a, s, 0, G::SMEM, c, fast_kernel_direct<G, 4, true>, FAST_BYTE_CLUSTER);
-        }
+        if (auto_tiles)
+            return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c,
+                                whole_tiles<Geo<ES>>(s) ? fast_kernel_direct<Geo<ES>, 4, true>
+                                                        : fast_kernel_direct<Geo<ES>, 4>,
+                                FAST_BYTE_CLUSTER);
     return run<Geo<ES>>(fast_kernel<Geo<ES>>, a, s, 0, Geo<ES>::SMEM, c);
 }
 
