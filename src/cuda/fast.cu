@@ -151,7 +151,7 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  *   barrier: u16 16384^2 96.1 -> 96.6, 4096^2 level; float 4096^2 98.0..98.2 -> 98.9..99.1, 16384^2 level (96.6 ->
  *   96.5); double 2048^2 99.3..99.5 -> 100.1..100.3, 4096^2 97.1 -> 97.8; c128 2048^2 99.0..99.2 -> 100.1..100.2,
  *   4096^2 97.2 -> 97.7 (clusters of 2 and 4 gained about half and three quarters of that). Clusters of 8 without the
- *   barrier lost 0.3..0.6 for u16 and float.
+ *   barrier: u16 level, float -0.3..-0.7.
  * Calls of one wave or less lost by the barrier (1-byte 2048^2 95.3..98.5 -> 90.0..90.3 with clusters of 2) and keep
  * their kernels; so do the 1-byte sector and shifted tiles, where it was level or behind
  * (fast-v49-sync-sector-shift-edge.txt), and calls of several column walks (walk_count_log2), whose tiles no 2-D grid
