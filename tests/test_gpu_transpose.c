@@ -267,8 +267,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge), sync_clusters(),
-            shift_tiles();
+        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge),
+            sync_clusters(), shift_tiles();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};
