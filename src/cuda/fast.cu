@@ -328,11 +328,18 @@ template <int ES> static int launch(const xp_call *c)
     if (!a.vec || (ES > 1 && auto_tiles && half_sector_rows(c) && !dst_within_l2_part(s)))
         return launch_skew<ES>(a, s, c);
     typedef Geo<ES, SmallTile<ES>::TR, SmallTile<ES>::TC> Small;
-    /* Small tiles with vector edges: 6 blocks per SM (34-40 registers; 4 for 1 byte). Where the lab row asks
-     * for small tiles everywhere: 8 blocks, 32 registers, element-wise edges (with vector edges at 6 blocks,
-     * 8-byte 4096^2 fell from 90.9 to 79.5 % of memcpy: docs/notes/fast-v18-*). */
-    if (auto_tiles && tiles <= SmallTile<ES>::AUTO_MAX)
-        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 6, true>, a, s, 0, Small::SMEM, c);
+    /* Small tiles with vector edges: 6 blocks per SM (34-40 registers; 4 for 1 byte), on the 2-D grid where it names
+     * the tiles (one tile a block, 72 bytes of parameters, no tile-number divisions: these calls take 5-9 us, much of
+     * it the launch and the first loads). Against the grid-stride kernel, same processes, two rounds on an H100
+     * (docs/notes/fast-v51-small-grid.txt), % of memcpy: u8 256^2 +1.1..+1.6, 512^2 +0.9..+1.4, 1024^2 +1.9 and -4.6;
+     * u16 256^2-1024^2 +1.3..+2.0, 1000 x 3000 +0.5..+2.3, 2048^2 level; float 256^2 +2.8..+6.6, 512^2 +1.9..+3.8;
+     * double 256^2 +3.9..+4.2, 512^2 +0.8..+2.3 (non-SmallTile controls in the same runs moved -1.2..+0.3). Where the
+     * lab row asks for small tiles everywhere: 8 blocks, 32 registers, element-wise edges (with vector edges at 6
+     * blocks, 8-byte 4096^2 fell from 90.9 to 79.5 % of memcpy: docs/notes/fast-v18-*). */
+    if (auto_tiles && tiles <= SmallTile<ES>::AUTO_MAX) {
+        enum { NB = ES == 1 ? 4 : 6 };
+        return run<Small>(fast_kernel<Small, NB, true>, a, s, 0, Small::SMEM, c, fast_kernel_direct<Small, NB>);
+    }
     if (c->p1 & XP_FAST_SMALL_TILES)
         return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, 0, Small::SMEM, c);
     if constexpr (ES == 1)
