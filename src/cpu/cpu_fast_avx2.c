@@ -17,6 +17,7 @@ static inline XPF_TARGET xpf_vec xpf_load_lane(xpf_vec v, size_t l, const unsign
     return l == 0 ? _mm256_castsi128_si256(x) : _mm256_inserti128_si256(v, x, 1);
 }
 
+static inline XPF_TARGET xpf_vec xpf_load(const unsigned char *p) { return _mm256_loadu_si256((const __m256i *)p); }
 static inline XPF_TARGET void xpf_store(unsigned char *p, xpf_vec v) { _mm256_storeu_si256((__m256i *)p, v); }
 
 /* p is 32-byte aligned. */

@@ -25,6 +25,7 @@ static inline XPF_TARGET xpf_vec xpf_load_lane(xpf_vec v, size_t l, const unsign
     }
 }
 
+static inline XPF_TARGET xpf_vec xpf_load(const unsigned char *p) { return _mm512_loadu_si512((const void *)p); }
 static inline XPF_TARGET void xpf_store(unsigned char *p, xpf_vec v) { _mm512_storeu_si512((void *)p, v); }
 
 /* p is 64-byte aligned. */

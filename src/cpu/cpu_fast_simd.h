@@ -1,5 +1,5 @@
 /* cpu_fast_simd.h: cpu-fast's SIMD body, written once and compiled per instruction set. The including file
- * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, XPF_P (its intrinsics' prefix), xpf_load_lane,
+ * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, XPF_P (its intrinsics' prefix), xpf_load_lane, xpf_load,
  * xpf_store, xpf_stream, xpf_copy_short, xpf_copy_line, XPF_NARROWER(nt, e) (the region of the set that takes
  * the rows short of a block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills). */
 
@@ -77,14 +77,38 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
     }
 }
 
+/* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a
+ * register's width read the same lines again. Where the source pitch is a multiple of this, those rows share their
+ * address bits 0-11, so all of them fall in one L1 set (64 sets of 64-byte lines on current x86 cores: 4 KiB a way,
+ * 8-12 ways), which cannot hold them from one block to the next: each block fetched its lines again from L2. There the
+ * strip of rows one register wide is first copied into a contiguous buffer, a whole register per row, and the blocks
+ * read the buffer. One thread on a Zen 4 core, % of cpu-memcpy, same process pairs (docs/performance.md, CPU sixth
+ * pass): 8192^2 31-32 -> 40-42 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096
+ * 39-41 -> 54, 4096 x 12288 39 -> 52; AVX2 8192^2 27-28 -> 39-40. Elsewhere the copy costs more than it saves:
+ * pitches 1024, 2048, 3584, 5120 and 8000 lost 8-31 points with it, and 2- to 16-byte blocks (32 rows or fewer) lost
+ * 1-16 at 8192^2. */
+#define XPF_ALIAS_PITCH 4096
+
 /* Columns outer, rows inner: each destination row of the strip is written front to back, so that
  * non-temporal stores fill whole lines while they are still in one write-combining buffer. */
 XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
                            size_t ldd, int nt)
 {
     const size_t R = 16 / es, H = XPF_LANES * R;
-    size_t ni_v = ni - ni % H, nj_v = nj - nj % R;
-    for (size_t j = 0; j < nj_v; j += R)
+    size_t ni_v = ni - ni % H, nj_v = nj - nj % R, j = 0;
+    if (es == 1 && lds % XPF_ALIAS_PITCH == 0) { /* XPF_ALIAS_PITCH says why */
+        _Alignas(64) unsigned char strip[XPF_LANES * 16 * XPF_W]; /* H rows of one register */
+        for (; j + XPF_W <= nj_v; j += XPF_W)
+            for (size_t i = 0; i < ni_v; i += H) {
+                XPF_UNROLL
+                for (size_t r = 0; r < H; r++)
+                    xpf_store(strip + r * XPF_W, xpf_load(src + (i + r) * lds + j));
+                XPF_UNROLL
+                for (size_t b = 0; b < XPF_W / 16; b++)
+                    xpf_block(es, strip + b * 16, XPF_W, dst + (j + b * 16) * ldd + i, ldd, nt);
+            }
+    }
+    for (; j < nj_v; j += R)
         for (size_t i = 0; i < ni_v; i += H)
             xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
     /* Rows short of a block go to the next narrower set, which has shorter blocks (AVX2: half as many). */
