@@ -83,7 +83,7 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * 8-12 ways), which cannot hold them from one block to the next: each block fetched its lines again from L2. There the
  * strip of rows one register wide is first copied into a contiguous buffer, a whole register per row, and the blocks
  * read the buffer. One thread on a Zen 4 core, % of cpu-memcpy, same process pairs (docs/performance.md, CPU sixth
- * pass): 8192^2 31-32 -> 40-42 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096
+ * pass): 8192^2 40-42 -> 52-56 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096
  * 39-41 -> 54, 4096 x 12288 39 -> 52; AVX2 8192^2 27-28 -> 39-40. Elsewhere the copy costs more than it saves:
  * pitches 1024, 2048, 3584, 5120 and 8000 lost 8-31 points with it, and 2- to 16-byte blocks (32 rows or fewer) lost
  * 1-16 at 8192^2. */
