@@ -89,6 +89,14 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * 1-16 at 8192^2. */
 #define XPF_ALIAS_PITCH 4096
 
+/* Rows 0 .. H - 1 of a 1-byte strip one register wide, from src (pitch lds) into strip (pitch XPF_W). */
+XPF_INLINE void xpf_copy_strip(const unsigned char *src, size_t lds, unsigned char *strip)
+{
+    XPF_UNROLL
+    for (size_t r = 0; r < XPF_LANES * 16; r++)
+        xpf_store(strip + r * XPF_W, xpf_load(src + r * lds));
+}
+
 /* Columns outer, rows inner: each destination row of the strip is written front to back, so that
  * non-temporal stores fill whole lines while they are still in one write-combining buffer. */
 XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
@@ -100,9 +108,7 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
         _Alignas(64) unsigned char strip[XPF_LANES * 16 * XPF_W]; /* H rows of one register */
         for (; j + XPF_W <= nj_v; j += XPF_W)
             for (size_t i = 0; i < ni_v; i += H) {
-                XPF_UNROLL
-                for (size_t r = 0; r < H; r++)
-                    xpf_store(strip + r * XPF_W, xpf_load(src + (i + r) * lds + j));
+                xpf_copy_strip(src + i * lds + j, lds, strip);
                 XPF_UNROLL
                 for (size_t b = 0; b < XPF_W / 16; b++)
                     xpf_block(es, strip + b * 16, XPF_W, dst + (j + b * 16) * ldd + i, ldd, nt);
@@ -130,6 +136,45 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
 XP_FOR_EACH_ELEM(XPF_REGION_)
 
 #ifdef XPF_MERGE
+/* The phase of each of the R destination rows from dst (pitch ldd) in its line, and prev cleared. */
+XPF_INLINE void xpf_lines_start(size_t es, unsigned char *dst, size_t ldd, unsigned ph[16], xpf_vec prev[16])
+{
+    XPF_UNROLL
+    for (size_t m = 0; m < 16 / es; m++) {
+        ph[m] = (unsigned)((uintptr_t)(dst + m * ldd) & (XPF_W - 1));
+        prev[m] = XPF_P(setzero_si512)();
+    }
+}
+
+/* Block k's lines of the R destination rows from dst, each joined from the block before (prev) and this one (cur);
+ * the first block of the matrix (head) stores only its own bytes. cur becomes prev. */
+XPF_INLINE void xpf_lines_store(size_t es, const xpf_vec cur[16], xpf_vec prev[16], const unsigned ph[16],
+                                unsigned char *dst, size_t ldd, size_t k, int head, int nt)
+{
+    XPF_UNROLL
+    for (size_t m = 0; m < 16 / es; m++) {
+        unsigned char *p = dst + m * ldd + k * XPF_W - ph[m];
+        xpf_vec line = XPF_MERGE(prev[m], cur[m], ph[m]);
+        if (head)
+            xpf_store_bytes(p, line, ph[m], XPF_W);
+        else if (nt)
+            xpf_stream(p, line);
+        else
+            xpf_store(p, line);
+        prev[m] = cur[m];
+    }
+}
+
+/* The bytes of the last block (prev, the K-th) that start the line the next tile would have written. */
+XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned ph[16], unsigned char *dst, size_t ldd,
+                               size_t K)
+{
+    XPF_UNROLL
+    for (size_t m = 0; m < 16 / es; m++)
+        if (ph[m])
+            xpf_store_bytes(dst + m * ldd + K * XPF_W - ph[m], XPF_MERGE(prev[m], prev[m], ph[m]), 0, ph[m]);
+}
+
 /* A tile whose destination rows start 4-byte aligned at any offset into a line. Register m of block k holds
  * bytes [64k, 64k + 64) of destination row m, counted from the tile's first row; the aligned line that ends
  * among them is the last ph bytes of block k - 1 followed by the first 64 - ph of block k (ph: the row's
@@ -137,43 +182,59 @@ XP_FOR_EACH_ELEM(XPF_REGION_)
  * from the registers, with no staging pass. The line straddling the tile's top belongs to this tile, which
  * therefore transposes the block above first (the previous tile's rows); the one straddling its bottom
  * belongs to the next tile. At the matrix's first and last rows, masked stores; rows short of a block go
- * to the narrower set with plain stores. */
+ * to the narrower set with plain stores. 1-byte strips on source pitches of whole 4 KiB pages go through a buffer
+ * first, as in xpf_region (XPF_ALIAS_PITCH says why), with four blocks of carried-over registers a strip: one thread,
+ * same process pairs, 4000 x 8192 7.68-7.70 -> 5.31-5.38 ms (two threads 4.04 -> 3.11), 3000 x 4096 3.21-3.42 ->
+ * 2.44-2.48, 2000 x 4096 2.20 -> 1.82-1.87, 1500 x 8192 3.59-3.63 -> 3.12 (docs/notes/cpu-v6-alias-strip.txt). */
 XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
                           size_t ldd, int first, int last, int nt)
 {
     const size_t R = 16 / es, H = XPF_LANES * R, K = ni / H, nj_v = nj - nj % R;
-    for (size_t j = 0; j < nj_v && (K > 0 || !first); j += R) {
+    size_t j = 0;
+    /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last: in those two they
+     * lost (1000 x 4096 bytes, both tiles first or last, 1.18-1.25 -> 1.32-1.47 ms), in the others they gain. */
+    if (es == 1 && lds % XPF_ALIAS_PITCH == 0 && !first && !last) {
+        enum { B = XPF_W / 16 }; /* blocks across a strip */
+        _Alignas(64) unsigned char strip[XPF_LANES * 16 * XPF_W];
+        for (; j + XPF_W <= nj_v; j += XPF_W) {
+            xpf_vec prev[B][16], cur[16];
+            unsigned ph[B][16];
+            XPF_UNROLL
+            for (size_t b = 0; b < B; b++)
+                xpf_lines_start(es, dst + (j + 16 * b) * ldd, ldd, ph[b], prev[b]);
+            if (!first) {
+                xpf_copy_strip(src - H * lds + j, lds, strip);
+                XPF_UNROLL
+                for (size_t b = 0; b < B; b++)
+                    xpf_transpose_block(es, strip + 16 * b, XPF_W, prev[b]);
+            }
+            for (size_t k = 0; k < K; k++) {
+                xpf_copy_strip(src + k * H * lds + j, lds, strip);
+                XPF_UNROLL
+                for (size_t b = 0; b < B; b++) {
+                    xpf_transpose_block(es, strip + 16 * b, XPF_W, cur);
+                    xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, k, first && k == 0, nt);
+                }
+            }
+            if (last) {
+                XPF_UNROLL
+                for (size_t b = 0; b < B; b++)
+                    xpf_lines_tail(es, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, K);
+            }
+        }
+    }
+    for (; j < nj_v && (K > 0 || !first); j += R) {
         xpf_vec prev[16], cur[16];
         unsigned ph[16];
-        XPF_UNROLL
-        for (size_t m = 0; m < R; m++) {
-            ph[m] = (unsigned)((uintptr_t)(dst + (j + m) * ldd) & (XPF_W - 1));
-            prev[m] = XPF_P(setzero_si512)();
-        }
+        xpf_lines_start(es, dst + j * ldd, ldd, ph, prev);
         if (!first)
             xpf_transpose_block(es, src - H * lds + j * es, lds, prev);
         for (size_t k = 0; k < K; k++) {
             xpf_transpose_block(es, src + k * H * lds + j * es, lds, cur);
-            XPF_UNROLL
-            for (size_t m = 0; m < R; m++) {
-                unsigned char *p = dst + (j + m) * ldd + k * XPF_W - ph[m];
-                xpf_vec line = XPF_MERGE(prev[m], cur[m], ph[m]);
-                if (first && k == 0)
-                    xpf_store_bytes(p, line, ph[m], XPF_W);
-                else if (nt)
-                    xpf_stream(p, line);
-                else
-                    xpf_store(p, line);
-                prev[m] = cur[m];
-            }
+            xpf_lines_store(es, cur, prev, ph, dst + j * ldd, ldd, k, first && k == 0, nt);
         }
-        if (last) {
-            XPF_UNROLL
-            for (size_t m = 0; m < R; m++)
-                if (ph[m])
-                    xpf_store_bytes(dst + (j + m) * ldd + K * XPF_W - ph[m], XPF_MERGE(prev[m], prev[m], ph[m]), 0,
-                                    ph[m]);
-        }
+        if (last)
+            xpf_lines_tail(es, prev, ph, dst + j * ldd, ldd, K);
     }
     xp_fast_rim(es, src, lds, ni, nj, K * H, nj_v, dst, ldd, XPF_NARROWER(0, xp_elem_index(es)));
 }
