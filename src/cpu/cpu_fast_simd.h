@@ -202,24 +202,17 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
             XPF_UNROLL
             for (size_t b = 0; b < B; b++)
                 xpf_lines_start(es, dst + (j + 16 * b) * ldd, ldd, ph[b], prev[b]);
-            if (!first) {
-                xpf_copy_strip(src - H * lds + j, lds, strip);
-                XPF_UNROLL
-                for (size_t b = 0; b < B; b++)
-                    xpf_transpose_block(es, strip + 16 * b, XPF_W, prev[b]);
-            }
+            xpf_copy_strip(src - H * lds + j, lds, strip); /* the block above: never the matrix's first tile */
+            XPF_UNROLL
+            for (size_t b = 0; b < B; b++)
+                xpf_transpose_block(es, strip + 16 * b, XPF_W, prev[b]);
             for (size_t k = 0; k < K; k++) {
                 xpf_copy_strip(src + k * H * lds + j, lds, strip);
                 XPF_UNROLL
                 for (size_t b = 0; b < B; b++) {
                     xpf_transpose_block(es, strip + 16 * b, XPF_W, cur);
-                    xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, k, first && k == 0, nt);
+                    xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, k, 0, nt);
                 }
-            }
-            if (last) {
-                XPF_UNROLL
-                for (size_t b = 0; b < B; b++)
-                    xpf_lines_tail(es, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, K);
             }
         }
     }
