@@ -67,22 +67,30 @@ static void interleaved_walks(void)
     }
 }
 
+/* A table of `fast` calls of one element size each, every one against the reference (seed `seed` + its index). */
+typedef struct {
+    size_t rows, cols, es, lds, batch;
+} es_case;
+
+static void check_es_cases(const es_case *cases, size_t n, unsigned seed, const char *what)
+{
+    for (size_t k = 0; k < n; k++) {
+        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, 0, cases[k].batch, 0, 0};
+        CHECK(t_check_variant(&t_dev_mem, "fast", &l, seed + (unsigned)k, 0, 0) == 1, "fast, %s, case %zu", what, k);
+    }
+}
+
 /* 8- and 16-byte calls past SmallTile's take `fast`'s dense tiles (DenseTile). The edge shapes and random
  * layouts above cover calls of one wave; these have more than 8 x SMs FastTile tiles on any current GPU
  * (1632-2961 here), with edge tiles both ways, a sub-matrix, and batches (which take the grid-stride kernel,
  * the others the 2-D grid). */
 static void dense_tiles(void)
 {
-    static const struct {
-        size_t rows, cols, es, lds, batch;
-    } cases[] = {
+    static const es_case cases[] = {
         {3001, 1999, 8, 0, 1},  {3001, 1999, 8, 2002, 1}, {1030, 1000, 8, 0, 3},
         {2001, 999, 16, 0, 1}, {2001, 999, 16, 1001, 1}, {1001, 500, 16, 0, 5},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, 0, cases[k].batch, 0, 0};
-        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 950 + (unsigned)k, 0, 0) == 1, "fast, dense tiles, case %zu", k);
-    }
+    check_es_cases(cases, sizeof cases / sizeof cases[0], 950, "dense tiles");
 }
 
 /* 4- and 16-byte calls of one matrix of whole FastTile tiles that fit one wave take the split-store kernel at some
@@ -137,18 +145,12 @@ static void byte_clusters(int with_huge)
  * none); a batch and a source pitch of 128 KiB (column walks) take the grid-stride kernel instead. */
 static void sync_clusters(void)
 {
-    static const struct {
-        size_t rows, cols, es, lds, batch;
-    } cases[] = {
+    static const es_case cases[] = {
         {4096, 4608, 2, 0, 1}, {4608, 4096, 2, 0, 1}, {4224, 4096, 2, 0, 1},  {2560, 2048, 4, 0, 1},
         {2624, 2048, 4, 0, 1}, {2304, 2048, 4, 0, 1}, {1024, 1152, 8, 0, 1},  {1088, 1024, 8, 0, 1},
         {2048, 576, 16, 0, 1}, {2112, 544, 16, 0, 1}, {1024, 1152, 8, 0, 2},  {1024, 2048, 16, 8192, 1},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        xpose_layout l = {cases[k].rows, cases[k].cols, cases[k].es, cases[k].lds, 0, cases[k].batch, 0, 0};
-        CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1300 + (unsigned)k, 0, 0) == 1, "fast, sync clusters, case %zu",
-              k);
-    }
+    check_es_cases(cases, sizeof cases / sizeof cases[0], 1300, "sync clusters");
 }
 
 /* 1-byte calls whose rows do not all start on a 16-byte vector take `fast`'s shifted tiles (fast_shift.cuh, windows by
