@@ -234,5 +234,11 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     expect 2 "plot without gnuplot" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /tmp/x.png
 fi
+# A plot that cannot be drawn is refused before the bench runs (gnuplot would draw the PNG to standard output instead).
+usage_error "plot into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png
+usage_error "plot file name with a quote" -- "$X" bench --size 64 --backend cpu --reps 1 --plot "/tmp/xpose'plot.png"
+usage_error "plot into a directory name" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /tmp/
+out=$("$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png 2>/dev/null)
+if [ -z "$out" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: an unwritable --plot path still ran the bench"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

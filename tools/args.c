@@ -288,5 +288,5 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         fprintf(stderr, "xpose: --op reduce takes a single --threads value\n");
         return CLI_EXIT_USAGE;
     }
-    return 0;
+    return o->plot ? plot_check(o->plot) : 0;
 }

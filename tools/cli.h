@@ -92,7 +92,9 @@ void row_name(bench_row *row, const xpose_variant_info *v);
 void note_add(bench_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report(FILE *f, out_format fmt, const bench_result *r, const bench_opts *o);
 
-/* plot.c: 0 on success, CLI_EXIT_USAGE when gnuplot is missing or fails. */
+/* plot.c: plot_check, before the bench: 0 where gnuplot is installed and `path` can be written, else one line on
+ * stderr and CLI_EXIT_USAGE. plot_png: 0 on success, CLI_EXIT_USAGE when gnuplot fails. */
+int plot_check(const char *path);
 int plot_png(const char *path, const bench_result *r, int sweep);
 
 /* info.c */

@@ -1,4 +1,5 @@
 /* plot.c: draws bench results with gnuplot: latency per variant, or GB/s against size for a sweep. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,12 +40,35 @@ static void label(const bench_row *r, varies v, int shape_too, char *buf, size_t
         snprintf(buf + k, n - k, " %dt", r->threads);
 }
 
-int plot_png(const char *path, const bench_result *res, int sweep)
+int plot_check(const char *path)
 {
     if (!have_gnuplot()) {
         fprintf(stderr, "xpose: --plot needs gnuplot, which is not installed (apt-get install gnuplot-nox)\n");
         return CLI_EXIT_USAGE;
     }
+    /* The path goes into gnuplot's script inside single quotes: a quote or a control character would end it. */
+    for (const char *c = path; *c; c++)
+        if (*c == '\'' || (unsigned char)*c < 32) {
+            fprintf(stderr, "xpose: --plot: the file name '%s' has a quote or control character; choose another\n", path);
+            return CLI_EXIT_USAGE;
+        }
+    /* gnuplot that cannot open its output draws to its standard output instead: catch that before the bench runs. */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!*path || (slash && !slash[1]) || strlen(path) >= sizeof dir) {
+        fprintf(stderr, "xpose: --plot needs a file name such as results.png, got '%s'\n", path);
+        return CLI_EXIT_USAGE;
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    if (access(path, F_OK) == 0 ? access(path, W_OK) != 0 : access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "xpose: --plot cannot write '%s': %s\n", path, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int plot_png(const char *path, const bench_result *res, int sweep)
+{
     char data[] = "/tmp/xpose-plot-XXXXXX";
     int fd = mkstemp(data);
     if (fd < 0) {
@@ -52,7 +76,7 @@ int plot_png(const char *path, const bench_result *res, int sweep)
         return CLI_EXIT_USAGE;
     }
     FILE *d = fdopen(fd, "w");
-    FILE *g = d ? popen("gnuplot", "w") : NULL;
+    FILE *g = d ? popen("gnuplot >/dev/null", "w") : NULL;
     if (!g) {
         if (d)
             fclose(d);
