@@ -61,6 +61,12 @@ usage_error "threads list, too many" -- "$X" bench --threads 1,2,3,4,5,6,7,8,9 -
 usage_error "threads list with --op reduce" -- "$X" bench --op reduce --threads 1,2 --n 1000 --backend cpu --reps 1
 usage_error "sweep top below its first size" -- "$X" bench --sweep --sweep-max 100 --backend cpu --reps 1
 usage_error "reduction of zero elements" -- "$X" bench --op reduce --n 0 --backend cpu --reps 1
+# Options the chosen --op does not read are refused, not ignored.
+usage_error "--batch with --op reduce" -- "$X" bench --op reduce --n 1000 --batch 3 --backend cpu --reps 1
+usage_error "--size with --op reduce" -- "$X" bench --op reduce --size 64 --backend cpu --reps 1
+usage_error "--elem-size with --op reduce" -- "$X" bench --op reduce --elem-size 8 --backend cpu --reps 1
+usage_error "--reduce-op with a transpose" -- "$X" bench --size 64 --reduce-op min --backend cpu --reps 1
+usage_error "--n with a transpose" -- "$X" bench --size 64 --n 1000 --backend cpu --reps 1
 expect 2 "list with junk" -- "$X" list --junk
 # CPU rows are timed cold unless --warm: a read of twice the last-level cache before every timed run (the note counts
 # them: as many as the CPU rows' repetitions), for transposes and reductions alike; --warm says so instead.

@@ -157,8 +157,28 @@ void bench_usage(FILE *f)
           f);
 }
 
+/* The first option given that `xpose bench --op reduce` (reduce != 0) or the transpose bench does not read, or NULL:
+ * such an option is refused rather than ignored. elem_size_given, reduce_op_given: whether those two were given. */
+static const char *foreign_option(const bench_opts *o, int reduce, int elem_size_given, int reduce_op_given)
+{
+    if (!reduce)
+        return o->n ? "--n" : reduce_op_given ? "--reduce-op" : NULL;
+    const struct {
+        int given;
+        const char *name;
+    } t[] = {{o->nsizes > 0, "--size"}, {o->rect, "--rows/--cols"}, {o->batch > 0, "--batch"},
+             {o->ld_src > 0, "--ld-src"}, {o->ld_dst > 0, "--ld-dst"}, {elem_size_given, "--elem-size"},
+             {o->peers, "--peers"}, {o->preset != NULL, "--preset"}, {o->sweep, "--sweep"},
+             {o->sweep_max > 0, "--sweep-max"}, {o->by_row, "--by-row"}, {o->plot != NULL, "--plot"}};
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
+        if (t[k].given)
+            return t[k].name;
+    return NULL;
+}
+
 int parse_bench_args(int argc, char **argv, bench_opts *o)
 {
+    int elem_size_given = 0, reduce_op_given = 0;
     memset(o, 0, sizeof *o);
     o->elem_size = 4;
     o->backend = BE_AUTO;
@@ -224,6 +244,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
             st = parse_positive("--sweep-max", v, &o->sweep_max);
         else if (!strcmp(key, "--elem-size")) {
             st = parse_size("--elem-size", v, &o->elem_size);
+            elem_size_given = 1;
             if (!st && o->elem_size != 1 && o->elem_size != 2 && o->elem_size != 4 && o->elem_size != 8 &&
                 o->elem_size != 16) {
                 fprintf(stderr, "xpose: --elem-size must be 1, 2, 4, 8 or 16, got '%s'\n", v);
@@ -235,6 +256,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         } else if (!strcmp(key, "--reduce-op")) {
             static const char *const n[] = {"sum", "min", "max"};
             st = parse_choice("--reduce-op", v, n, 3, &o->reduce_op);
+            reduce_op_given = 1;
         } else if (!strcmp(key, "--threads"))
             st = parse_list("--threads", v, 1, 4096, o->threads, &o->nthreads);
         else if (!strcmp(key, "--reps"))
@@ -282,6 +304,11 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
     }
     if (o->nsizes > 1 && o->rect) {
         fprintf(stderr, "xpose: a --size list makes square shapes; give --rows/--cols with a single --size or none\n");
+        return CLI_EXIT_USAGE;
+    }
+    const char *foreign = foreign_option(o, o->op == OP_REDUCE, elem_size_given, reduce_op_given);
+    if (foreign) {
+        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, o->op == OP_REDUCE ? "reduce" : "transpose");
         return CLI_EXIT_USAGE;
     }
     if (o->nthreads > 1 && o->op == OP_REDUCE) {
