@@ -51,6 +51,12 @@ usage_error "size list with --rows/--cols" -- "$X" bench --size 64,96 --rows 8 -
 usage_error "--rows/--cols with a size list" -- "$X" bench --rows 8 --cols 8 --size 64,96 --backend cpu --reps 1
 usage_error "size list with --sweep" -- "$X" bench --sweep --sweep-max 256 --size 64,96 --backend cpu --reps 1
 usage_error "size list with the sweep preset" -- "$X" bench --preset seed004 --size 64,96 --backend cpu --reps 1
+# A preset sets what the user did not: an explicit --type stays.
+check "a preset keeps --type" "$("$X" bench --preset seed000 --type u8 --size 64 --backend cpu --reps 1 --format csv)" '
+import csv, sys
+rows = [r for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#"))]
+assert rows and all(r["elem_size"] == "1" for r in rows), rows
+'
 usage_error "size list, one too big" -- "$X" bench --size 64,100000000 --backend cpu --reps 1
 usage_error "threads list, junk" -- "$X" bench --threads 1,x --size 64 --backend cpu --reps 1
 usage_error "threads list, zero" -- "$X" bench --threads 2,0 --size 64 --backend cpu --reps 1
@@ -62,6 +68,8 @@ usage_error "threads list with --op reduce" -- "$X" bench --op reduce --threads 
 usage_error "sweep top below its first size" -- "$X" bench --sweep --sweep-max 100 --backend cpu --reps 1
 usage_error "reduction of zero elements" -- "$X" bench --op reduce --n 0 --backend cpu --reps 1
 # Options the chosen --op does not read are refused, not ignored.
+usage_error "--sweep with --rows/--cols" -- "$X" bench --sweep --rows 100 --cols 200 --sweep-max 256 --backend cpu --reps 1
+usage_error "--sweep-max without a sweep" -- "$X" bench --size 64 --sweep-max 512 --backend cpu --reps 1
 usage_error "--batch with --op reduce" -- "$X" bench --op reduce --n 1000 --batch 3 --backend cpu --reps 1
 usage_error "--size with --op reduce" -- "$X" bench --op reduce --size 64 --backend cpu --reps 1
 usage_error "--elem-size with --op reduce" -- "$X" bench --op reduce --elem-size 8 --backend cpu --reps 1

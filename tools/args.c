@@ -158,7 +158,8 @@ void bench_usage(FILE *f)
 }
 
 /* The first option given that `xpose bench --op reduce` (reduce != 0) or the transpose bench does not read, or NULL:
- * such an option is refused rather than ignored. elem_size_given, reduce_op_given: whether those two were given. */
+ * such an option is refused rather than ignored. elem_size_given: --elem-size (not --type, which both read) was given;
+ * reduce_op_given: --reduce-op was. */
 static const char *foreign_option(const bench_opts *o, int reduce, int elem_size_given, int reduce_op_given)
 {
     if (!reduce)
@@ -244,7 +245,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
             st = parse_positive("--sweep-max", v, &o->sweep_max);
         else if (!strcmp(key, "--elem-size")) {
             st = parse_size("--elem-size", v, &o->elem_size);
-            elem_size_given = 1;
+            elem_size_given = o->elem_given = 1;
             if (!st && o->elem_size != 1 && o->elem_size != 2 && o->elem_size != 4 && o->elem_size != 8 &&
                 o->elem_size != 16) {
                 fprintf(stderr, "xpose: --elem-size must be 1, 2, 4, 8 or 16, got '%s'\n", v);
@@ -253,6 +254,7 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         } else if (!strcmp(key, "--type")) {
             st = parse_type(v, &o->elem_size);
             o->type_name = v;
+            o->elem_given = 1;
         } else if (!strcmp(key, "--reduce-op")) {
             static const char *const n[] = {"sum", "min", "max"};
             st = parse_choice("--reduce-op", v, n, 3, &o->reduce_op);

@@ -360,8 +360,13 @@ int cmd_bench(int argc, char **argv)
     if ((st = apply_preset(&o, &sel)) != 0)
         return st;
     /* Checked here rather than with the other options because a preset (seed004) can turn the sweep on. */
-    if (o.sweep && o.nsizes > 1) {
-        fprintf(stderr, "xpose: --sweep picks its own sizes (256 up to --sweep-max); give it no --size list\n");
+    if (o.sweep && (o.nsizes > 1 || o.rect)) {
+        fprintf(stderr, "xpose: --sweep picks its own square sizes (256 up to --sweep-max); give it no --size list "
+                        "or --rows/--cols\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (o.sweep_max && !o.sweep) {
+        fprintf(stderr, "xpose: --sweep-max applies to --sweep (or --preset seed004)\n");
         return CLI_EXIT_USAGE;
     }
     if (o.variants && (st = select_list(&sel, o.variants)) != 0)

@@ -117,20 +117,20 @@ int apply_preset(bench_opts *o, selection *s)
         return 0;
     if (!strcmp(p, "seed000")) {
         o->rows = o->rows ? o->rows : 4000;
-        o->elem_size = 4;
+        o->elem_size = o->elem_given ? o->elem_size : 4;
     } else if (!strcmp(p, "seed001")) {
         o->rows = o->rows ? o->rows : 8192;
-        o->elem_size = 8;
+        o->elem_size = o->elem_given ? o->elem_size : 8;
         if (!o->variants)
             return select_list(s, "naive/16x16,naive-write/16x16,shared-pad/32,cublas-geam,memcpy");
     } else if (!strcmp(p, "seed002")) {
         o->rows = o->rows ? o->rows : 16384;
-        o->elem_size = 4;
+        o->elem_size = o->elem_given ? o->elem_size : 4;
         if (!o->variants)
             return select_list(s, "naive/16x16,naive/8x8,memcpy");
     } else if (!strcmp(p, "seed004")) {
         o->sweep = 1;
-        o->elem_size = 4;
+        o->elem_size = o->elem_given ? o->elem_size : 4;
         if (!o->variants)
             return select_list(s, "naive/16x16,shared/32,shared-pad/32,memcpy");
     } else {

@@ -19,6 +19,7 @@ typedef struct bench_opts {
     size_t sizes[CLI_MAX_LIST];   /* --size N[,N...]: square shapes; the first also sets rows and cols */
     int nsizes;
     int rect;                     /* --rows or --cols was given */
+    int elem_given;               /* --type or --elem-size was given: a preset keeps it */
     size_t threads[CLI_MAX_LIST]; /* --threads T[,T...]; none (nthreads 0): the library's default, all cores */
     int nthreads;
     size_t n;                 /* reduce: element count */
