@@ -63,6 +63,29 @@ XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t 
     }
 }
 
+/* Blocks walk down a tile one 16-byte column at a time, so every source row of the tile is a stream of its own that
+ * moves on by a line only every fourth pass: 64-512 streams, more than the core's prefetchers follow. So each block
+ * asks for the line AHEAD bytes past its own column in a quarter of its rows (this pass's quarter: over the four passes
+ * of a line every row gets one), read-only into L2. Distances: the region path (tiles of one block) gets through a line
+ * in 4 blocks, the joined-lines path (512-row tiles) in 4 x 8, hence 256 and 128 bytes. 1- to 4-byte elements only: 8
+ * and 16 bytes measured level (c128 8192^2 -6 % at 256). One thread on a Zen 4 VM, cold, alternating processes, ms
+ * (docs/performance.md, CPU seventh pass): u8 1000^2 0.27 -> 0.16, 2000^2 0.66-0.68 -> 0.39-0.41, 4000^2 2.0-2.2 ->
+ * 1.3-1.4; u16 2000^2 1.07-1.09 -> 0.60-0.64, 4000^2 3.4-4.4 -> 1.95-1.99; float 4000^2 4.45-4.47 -> 3.86-4.05; pitches
+ * of whole 4 KiB pages (8192^2) level. */
+#define XPF_AHEAD_REGION 256
+#define XPF_AHEAD_LINES 128
+
+XPF_INLINE void xpf_prefetch_ahead(size_t es, const unsigned char *src, size_t lds, size_t col_b, size_t ahead)
+{
+    const size_t q = XPF_LANES * (16 / es) / 4; /* a quarter of the block's rows */
+    if (es > 4)
+        return;
+    /* Addresses as integers: past the matrix's last column they point outside it, which a prefetch may but C may not. */
+    uintptr_t r = (uintptr_t)src + (col_b / 16) % 4 * q * lds + ahead;
+    for (size_t k = 0; k < q; k++, r += lds)
+        __builtin_prefetch((const void *)r, 0, 2);
+}
+
 /* A block stored straight from the registers: destination rows aligned to the register width. */
 XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
 {
@@ -115,8 +138,10 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
             }
     }
     for (; j < nj_v; j += R)
-        for (size_t i = 0; i < ni_v; i += H)
+        for (size_t i = 0; i < ni_v; i += H) {
+            xpf_prefetch_ahead(es, src + i * lds + j * es, lds, j * es, XPF_AHEAD_REGION);
             xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
+        }
     /* Rows short of a block go to the next narrower set, which has shorter blocks (AVX2: half as many). */
     xp_fast_rim(es, src, lds, ni, nj, ni_v, nj_v, dst, ldd, XPF_NARROWER(nt, xp_elem_index(es)));
 }
@@ -223,6 +248,7 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
         if (!first)
             xpf_transpose_block(es, src - H * lds + j * es, lds, prev);
         for (size_t k = 0; k < K; k++) {
+            xpf_prefetch_ahead(es, src + k * H * lds + j * es, lds, j * es, XPF_AHEAD_LINES);
             xpf_transpose_block(es, src + k * H * lds + j * es, lds, cur);
             xpf_lines_store(es, cur, prev, ph, dst + j * ldd, ldd, k, first && k == 0, nt);
         }
