@@ -34,7 +34,7 @@ static void layout_grid(size_t scale)
 /* Shapes that take particular routes: one row or column (a copy when contiguous, a gather when not), rows
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension, and source pitches of 4 and 8 KiB with rows and
- * columns short of whole blocks (1-byte strips copied to a buffer first: XPF_ALIAS_PITCH). */
+ * columns short of whole blocks (1- and 2-byte strips copied to a buffer first: XPF_ALIAS_PITCH). */
 static void special_shapes(void)
 {
     static const struct {

@@ -109,14 +109,24 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * pass): 8192^2 40-42 -> 52-56 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096
  * 39-41 -> 54, 4096 x 12288 39 -> 52; AVX2 8192^2 27-28 -> 39-40. Elsewhere the copy costs more than it saves:
  * pitches 1024, 2048, 3584, 5120 and 8000 lost 8-31 points with it, and 2- to 16-byte blocks (32 rows or fewer) lost
- * 1-16 at 8192^2. */
+ * 1-16 at 8192^2. With each strip asking for its rows' lines ahead (xpf_copy_strip), 2-byte strips gain too, one
+ * thread, alternating processes, ms: 4096^2 4.12-4.18 -> 3.50-3.55, 8192^2 16.6-16.8 -> 14.2-14.3, 2048 x 16384 8.2-8.5
+ * -> 6.8-6.9 (without the prefetch level, as before); bytes 4096^2 2.48-2.64 -> 2.27-2.37, 8192^2 level, joined lines
+ * 4000 x 8192 5.13 -> 4.72-4.87 (docs/performance.md, CPU seventh pass). */
 #define XPF_ALIAS_PITCH 4096
 
-/* Rows 0 .. H - 1 of a 1-byte strip one register wide, from src (pitch lds) into strip (pitch XPF_W). */
-XPF_INLINE void xpf_copy_strip(const unsigned char *src, size_t lds, unsigned char *strip)
+/* Rows 0 .. h - 1 of a strip one register wide, from src (pitch lds) into strip (pitch XPF_W), after asking for the
+ * line `ahead` bytes further along each row (0: none), which a later strip of the same rows reads (xpf_prefetch_ahead
+ * says why). */
+XPF_INLINE void xpf_copy_strip(size_t h, const unsigned char *src, size_t lds, unsigned char *strip, size_t ahead)
 {
+    if (ahead) {
+        uintptr_t a = (uintptr_t)src + ahead; /* an integer: past the matrix, as in xpf_prefetch_ahead */
+        for (size_t r = 0; r < h; r++, a += lds)
+            __builtin_prefetch((const void *)a, 0, 2);
+    }
     XPF_UNROLL
-    for (size_t r = 0; r < XPF_LANES * 16; r++)
+    for (size_t r = 0; r < h; r++)
         xpf_store(strip + r * XPF_W, xpf_load(src + r * lds));
 }
 
@@ -127,14 +137,14 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
 {
     const size_t R = 16 / es, H = XPF_LANES * R;
     size_t ni_v = ni - ni % H, nj_v = nj - nj % R, j = 0;
-    if (es == 1 && lds % XPF_ALIAS_PITCH == 0) { /* XPF_ALIAS_PITCH says why */
+    if (es <= 2 && lds % XPF_ALIAS_PITCH == 0) { /* XPF_ALIAS_PITCH says why */
         _Alignas(64) unsigned char strip[XPF_LANES * 16 * XPF_W]; /* H rows of one register */
-        for (; j + XPF_W <= nj_v; j += XPF_W)
+        for (; j + XPF_W / es <= nj_v; j += XPF_W / es)
             for (size_t i = 0; i < ni_v; i += H) {
-                xpf_copy_strip(src + i * lds + j, lds, strip);
+                xpf_copy_strip(H, src + i * lds + j * es, lds, strip, XPF_AHEAD_REGION);
                 XPF_UNROLL
                 for (size_t b = 0; b < XPF_W / 16; b++)
-                    xpf_block(es, strip + b * 16, XPF_W, dst + (j + b * 16) * ldd + i, ldd, nt);
+                    xpf_block(es, strip + b * 16, XPF_W, dst + (j + b * 16 / es) * ldd + i * es, ldd, nt);
             }
     }
     for (; j < nj_v; j += R)
@@ -227,12 +237,12 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
             XPF_UNROLL
             for (size_t b = 0; b < B; b++)
                 xpf_lines_start(es, dst + (j + 16 * b) * ldd, ldd, ph[b], prev[b]);
-            xpf_copy_strip(src - H * lds + j, lds, strip); /* the block above: never the matrix's first tile */
+            xpf_copy_strip(H, src - H * lds + j, lds, strip, 0); /* the block above: never the matrix's first tile */
             XPF_UNROLL
             for (size_t b = 0; b < B; b++)
                 xpf_transpose_block(es, strip + 16 * b, XPF_W, prev[b]);
             for (size_t k = 0; k < K; k++) {
-                xpf_copy_strip(src + k * H * lds + j, lds, strip);
+                xpf_copy_strip(H, src + k * H * lds + j, lds, strip, XPF_AHEAD_LINES);
                 XPF_UNROLL
                 for (size_t b = 0; b < B; b++) {
                     xpf_transpose_block(es, strip + 16 * b, XPF_W, cur);
