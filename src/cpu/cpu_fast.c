@@ -7,7 +7,6 @@
 #include <immintrin.h>
 #endif
 
-#define XPF_LINE 64
 #define XPF_TILE_COLS_BYTES 1024 /* a tile's width in source bytes */
 #define XPF_NT_BYTES (256 * 1024) /* from here on non-temporal stores won at every size measured */
 #define XPF_LINES_TILE_BYTES 512 /* a joined-lines tile's height in destination bytes */
