@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include "cpu_kernels.h"
 
-/* The SIMD kernels need GCC/Clang target attributes and x86-64 intrinsics; elsewhere only the portable path. */
 #define XPF_LINE 64 /* bytes in a cache line */
 
+/* The SIMD kernels need GCC/Clang target attributes and x86-64 intrinsics; elsewhere only the portable path. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XP_FAST_X86 1
 #else
