@@ -49,7 +49,8 @@ int plot_check(const char *path)
     /* The path goes into gnuplot's script inside single quotes: a quote or a control character would end it. */
     for (const char *c = path; *c; c++)
         if (*c == '\'' || (unsigned char)*c < 32) {
-            fprintf(stderr, "xpose: --plot: the file name '%s' has a quote or control character; choose another\n", path);
+            fprintf(stderr, "xpose: --plot: the file name '%s' has a quote or control character; choose another\n",
+                    path);
             return CLI_EXIT_USAGE;
         }
     /* gnuplot that cannot open its output draws to its standard output instead: catch that before the bench runs. */

@@ -75,15 +75,19 @@ XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t 
 #define XPF_AHEAD_REGION 256
 #define XPF_AHEAD_LINES 128
 
+/* Read prefetches into L2 of n rows, lds bytes apart, from the one at `first`. An integer, not a pointer: past the
+ * matrix's last column the addresses lie outside it, which a prefetch may reach but C pointer arithmetic may not. */
+XPF_INLINE void xpf_prefetch_rows(uintptr_t first, size_t lds, size_t n)
+{
+    for (size_t k = 0; k < n; k++, first += lds)
+        __builtin_prefetch((const void *)first, 0, 2);
+}
+
 XPF_INLINE void xpf_prefetch_ahead(size_t es, const unsigned char *src, size_t lds, size_t col_b, size_t ahead)
 {
     const size_t q = XPF_LANES * (16 / es) / 4; /* a quarter of the block's rows */
-    if (es > 4)
-        return;
-    /* Addresses as integers: past the matrix's last column they point outside it, which a prefetch may but C may not. */
-    uintptr_t r = (uintptr_t)src + (col_b / 16) % 4 * q * lds + ahead;
-    for (size_t k = 0; k < q; k++, r += lds)
-        __builtin_prefetch((const void *)r, 0, 2);
+    if (es <= 4)
+        xpf_prefetch_rows((uintptr_t)src + (col_b / 16) % 4 * q * lds + ahead, lds, q);
 }
 
 /* A block stored straight from the registers: destination rows aligned to the register width. */
@@ -120,11 +124,8 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * says why). */
 XPF_INLINE void xpf_copy_strip(size_t h, const unsigned char *src, size_t lds, unsigned char *strip, size_t ahead)
 {
-    if (ahead) {
-        uintptr_t a = (uintptr_t)src + ahead; /* an integer: past the matrix, as in xpf_prefetch_ahead */
-        for (size_t r = 0; r < h; r++, a += lds)
-            __builtin_prefetch((const void *)a, 0, 2);
-    }
+    if (ahead)
+        xpf_prefetch_rows((uintptr_t)src + ahead, lds, h);
     XPF_UNROLL
     for (size_t r = 0; r < h; r++)
         xpf_store(strip + r * XPF_W, xpf_load(src + r * lds));

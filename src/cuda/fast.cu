@@ -118,8 +118,8 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
 #define FAST_ONE_WAVE_BLOCKS 8
 
 /* 1-byte FastTile calls that a 2-D grid can name take fast_kernel_direct (4 blocks per SM, as fast_kernel) in
- * clusters of this many blocks (whole tiles past one wave: FAST_SYNC_CLUSTER below): neighbouring tiles, down a tile column or along a tile row, start together on
- * one GPC. Calls of whole tiles take its variant without edge code. Against fast_kernel in the same runs on the
+ * clusters of this many blocks (whole tiles past one wave: FAST_SYNC_CLUSTER below): neighbouring tiles, down a tile
+ * column or along a tile row, start together on one GPC. Calls of whole tiles take its variant without edge code. Against fast_kernel in the same runs on the
  * H200, three processes, % of memcpy (docs/notes/fast-v40-byte-clusters.txt): 16384^2 95.9..96.0 -> 96.4,
  * 32768 x 8192 95.0..95.1 -> 95.6..95.7, 8192^2 95.9..96.3 -> 97.0..97.5, 4096^2 101.1..101.4 -> 104.1..104.5,
  * 2048^2 93.2..97.4 -> 97.8..101.6. The 2-D grid alone gave about half of that (16384^2 96.2, 2048^2 95.7..100.4),
