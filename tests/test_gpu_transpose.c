@@ -155,8 +155,9 @@ static void sync_clusters(void)
 
 /* 1-byte calls whose rows do not all start on a 16-byte vector take `fast`'s shifted tiles (fast_shift.cuh, windows by
  * shift_halo): each row offset of the source (base offsets 1-15, pitches 8, 4 and 1 off a vector) and of the
- * destination; destination rows on vectors (128 x 256 tiles) or not (112 x 256, or 96 x 256 past a third of the L2;
- * small calls with source rows on vectors take skewed tiles); whole tiles whose last row has no bytes to spare past
+ * destination; destination rows on vectors (128 x 256 tiles) or not (112 x 256, 128 x 256 tall tiles where those fit one
+ * wave and the others do not, or 96 x 256 past a third of the L2; small calls with source rows on vectors take skewed
+ * tiles); whole tiles whose last row has no bytes to spare past
  * the tile; one tile row; one column; a batch whose members start off a vector. */
 static void shift_tiles(void)
 {
@@ -172,6 +173,9 @@ static void shift_tiles(void)
         {111, 300, 0, 0, 1, 1, 15},      {2, 17, 0, 0, 4, 3, 5},
         /* destinations past a third of a 50-60 MB L2: sector windows, 96 x 256 tiles */
         {5088, 4352, 0, 0, 1, 3, 5},     {4800, 4608, 4608, 4801, 1, 0, 0}, {5000, 5003, 5011, 5001, 1, 9, 0},
+        /* vector windows past one wave of 112-row tiles and within one of 128-row (tall) tiles on 132 SMs: one
+         * matrix (2-D grid), a batch (grid-stride) */
+        {4001, 4003, 0, 0, 1, 5, 3},     {4001, 4003, 0, 0, 1, 0, 0},    {1000, 1000, 1001, 1003, 16, 0, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};

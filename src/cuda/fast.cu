@@ -206,14 +206,14 @@ static bool dst_within_l2_part(const xp_shape *s)
 
 /* The shifted kernel with windows of HALO rows. Windows (16, 32) take the 2-D grid in clusters of two blocks
  * (FAST_BYTE_CLUSTER says where); tiles without windows keep the grid-stride kernel, which was 0.3 points ahead. */
-template <int HALO> static int run_shift(const FastArgs &a, const xp_shape *s, const xp_call *c)
+template <int HALO, bool TALL = false> static int run_shift(const FastArgs &a, const xp_shape *s, const xp_call *c)
 {
-    typedef ShiftGeo<HALO> K;
+    typedef ShiftGeo<HALO, TALL> K;
     if constexpr (HALO == 0)
-        return run<typename K::G>(fast_shift_kernel<HALO>, a, s, 0, K::SMEM, c);
+        return run<typename K::G>(fast_shift_kernel<HALO, TALL>, a, s, 0, K::SMEM, c);
     else
-        return run<typename K::G>(fast_shift_kernel<HALO>, a, s, HALO - 1, K::SMEM, c, fast_shift_direct<HALO>,
-                                  FAST_BYTE_CLUSTER);
+        return run<typename K::G>(fast_shift_kernel<HALO, TALL>, a, s, HALO - 1, K::SMEM, c,
+                                  fast_shift_direct<HALO, TALL>, FAST_BYTE_CLUSTER);
 }
 
 /* The windows of the shifted tiles (fast_shift.cuh) a 1-byte call whose rows are not all on vectors takes: 0 where
@@ -251,6 +251,29 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
 
 /* Whether a call of `tiles` tiles (FastTile's unless a rule says otherwise) fits one wave of `blocks` blocks per SM. */
 static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { return tiles <= blocks * device_sms(); }
+
+/* Tiles of `t` units that hold at least a third of their units, over n units. */
+static size_t heavy_tiles(size_t n, size_t t) { return n / t + (n % t >= t / 3); }
+
+/* Whether a call of vector windows (HALO 16) takes tall tiles (fast_shift.cuh: 128 own rows, 144 loaded, against 112
+ * and 128): where its tall tiles fit one wave at 4 blocks per SM and its short tiles that hold at least a third of a
+ * tile's rows and columns ("heavy") exceed one wave by more than 1/64 of it. A tall tile takes longer than a short
+ * one, so calls of one wave of short tiles stay short, as do calls whose second wave of short tiles carries little
+ * (a last tile row or column of a few rows or columns, or a few tiles). On an H100, fast ms short -> tall, two runs
+ * each (docs/notes/fast-v54-tall-windows.txt): taken at 4001 x 4003 17.5..17.7 -> 16.3..16.4 us (82-83 -> 89-90 % of
+ * memcpy), 3725 x 4003 16.4..16.5 -> 15.9..16.1, 2001 x 8003 17.6..17.8 -> 16.3..16.4, 5001 x 3203 17.6..17.7 ->
+ * 16.2..16.4, 1501 x 10003 17.3 -> 16.3..16.4, 1001 x 16003 18.3..18.4 -> 17.7..17.9; not taken at 3697 x 4003 (a
+ * last tile row of 16 rows) 15.9..16.3 -> 16.6, 2001 x 7001 (one wave) 15.0..15.1 -> 17.5..17.6, 1001 x 14001 (last
+ * tile row of 8 rows) 15.8..16.1 -> 18.0..18.2, 1001 x 15001 (3 heavy tiles past a wave) 17.3..17.4 -> 17.9..18.1. */
+static bool tall_pays(const xp_shape *s)
+{
+    typedef ShiftGeo<16>::G Short;
+    typedef ShiftGeo<16, true>::G Tall;
+    const size_t rows = s->rows + 15, tc = (s->cols + Short::TC - 1) / Short::TC; /* rows: count_tiles' extra */
+    const size_t heavy = heavy_tiles(rows, Short::TR) * heavy_tiles(s->cols, Short::TC) * s->batch;
+    const size_t slots = 4 * device_sms();
+    return heavy > slots + slots / 64 && fits_one_wave((rows + Tall::TR - 1) / Tall::TR * tc * s->batch, 4);
+}
 
 /* Whether a call takes tiles of geometry G at NB blocks per SM in clusters that store together: whole tiles, more
  * than one wave of them (FAST_SYNC_CLUSTER says why). */
@@ -314,7 +337,7 @@ template <int ES> static int launch(const xp_call *c)
         if (auto_tiles && !a.vec) {
             switch (shift_halo(c)) {
             case 0: return run_shift<0>(a, s, c);
-            case 16: return run_shift<16>(a, s, c);
+            case 16: return tall_pays(s) ? run_shift<16, true>(a, s, c) : run_shift<16>(a, s, c);
             case 32: return run_shift<32>(a, s, c);
             default: break;
             }

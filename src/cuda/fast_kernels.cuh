@@ -149,30 +149,31 @@ __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_direct(const Tile
  * every row they load and store lies inside the matrix and every vector they read inside its span: not in the first
  * tile row (whose first loaded row's vector may start before the matrix), and on the last row 16 bytes to spare past
  * the tile. */
-template <int HALO> __device__ __forceinline__ void move_shift_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
+template <int HALO, bool TALL>
+__device__ __forceinline__ void move_shift_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
 {
-    typedef typename ShiftGeo<HALO>::G G;
+    typedef typename ShiftGeo<HALO, TALL>::G G;
     if (p.r0 > 0 && p.nr == G::TR && p.nc == G::TC && (p.r0 + G::TR < a.rows || p.c0 + G::TC + 16 <= a.cols))
-        shift_tile<HALO, false>(p.src_mat, p.dst_mat, 0, a.rows, a.lds, a.ldd, p.r0, p.c0, p.nc, sm);
+        shift_tile<HALO, false, TALL>(p.src_mat, p.dst_mat, 0, a.rows, a.lds, a.ldd, p.r0, p.c0, p.nc, sm);
     else
-        shift_tile<HALO, true>(p.src_mat, p.dst_mat, span_end<1>(p.src_mat, a.rows, a.cols, a.lds), a.rows, a.lds, a.ldd,
-                               p.r0, p.c0, p.nc, sm);
+        shift_tile<HALO, true, TALL>(p.src_mat, p.dst_mat, span_end<1>(p.src_mat, a.rows, a.cols, a.lds), a.rows, a.lds,
+                                     a.ldd, p.r0, p.c0, p.nc, sm);
 }
 
-template <int HALO> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_kernel(const FastArgs a)
+template <int HALO, bool TALL> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-        move_shift_tile<HALO>(a, tile_at<typename ShiftGeo<HALO>::G>(a, tile), sm);
+        move_shift_tile<HALO, TALL>(a, tile_at<typename ShiftGeo<HALO, TALL>::G>(a, tile), sm);
         __syncthreads(); /* the next tile reuses the shared buffer */
     }
 }
 
 /* The same on the 2-D grid (run_shift says where). */
-template <int HALO> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_direct(const TileArgs a)
+template <int HALO, bool TALL> __global__ void __launch_bounds__(FAST_THREADS, 4) fast_shift_direct(const TileArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
-    move_shift_tile<HALO>(a, block_tile<typename ShiftGeo<HALO>::G>(a), sm);
+    move_shift_tile<HALO, TALL>(a, block_tile<typename ShiftGeo<HALO, TALL>::G>(a), sm);
 }
 
 #endif

@@ -23,13 +23,17 @@
  *   last b bytes of output vector t + HALO / 16 - a - 1 and the first 16 - b of the next: lane g >= HALO / 16 takes
  *   those two by shuffles and stores vector g - HALO / 16. Sector windows write whole sectors; vector windows load
  *   fewer halo rows but leave the sector where two windows meet to two blocks (shift_halo in fast.cu picks).
+ * - tall tiles (vector windows only; tall_pays in fast.cu says where) own 128 rows and load 144, 9 row groups: lane g
+ *   still builds group g, the unit's 8 lanes build group 8 together (tall_pairs), and lane 0, whose group only
+ *   serves lane 1, stores window vector 7 from groups 7 and 8. (Group 8 gathered into shared memory by 2 of the 8
+ *   warps, behind one more barrier, took as long: docs/notes/fast-v53-byte-windows-waves.txt.)
  * Every store is a whole aligned vector except at the matrix's first and last rows. (Tiles that wrote the first and
  * last vectors of a 128-byte segment in parts, 1-8 bytes at a time, shared with the tiles above and below, ran at
  * 45 % of memcpy at 16384^2 with destination pitch 16385, against 80 for the skewed tiles.) */
-template <int HALO> struct ShiftGeo {
-    struct G { enum { ES = 1, TR = 128 - HALO, TC = 256 }; }; /* the tile's own rows: tile_at's geometry */
+template <int HALO, bool TALL = false> struct ShiftGeo {
+    struct G { enum { ES = 1, TR = TALL ? 128 : 128 - HALO, TC = 256 }; }; /* the tile's own rows: tile_at's geometry */
     enum {
-        LR = 128,                          /* rows loaded, from r0 - HALO */
+        LR = G::TR + HALO,                 /* rows loaded, from r0 - HALO */
         NCH = G::TC / 16,
         RS = (NCH + 1) * 16,               /* bytes per loaded row: 17 vectors */
         PAD = 16,                          /* bytes after every 16 rows */
@@ -37,8 +41,9 @@ template <int HALO> struct ShiftGeo {
         LOADS = LR * NCH / FAST_THREADS,   /* vectors 0-15 of the rows; vector 16 of row t by thread t */
         ITEMS = G::TC / 4 / 4 / (FAST_THREADS / 32), /* warp items (8 output vectors x 4 read units) per warp */
     };
-    static_assert(LR <= FAST_THREADS && (HALO == 0 || HALO == 16 || HALO == 32),
+    static_assert(LR <= FAST_THREADS && LR * NCH % FAST_THREADS == 0 && (HALO == 0 || HALO == 16 || HALO == 32),
                   "one extra vector a thread; windows of vectors or sectors");
+    static_assert(!TALL || HALO == 16, "tall tiles: vector windows only (9 row groups)");
 };
 
 __device__ __forceinline__ unsigned shift_row(unsigned r) { return r * ShiftGeo<0>::RS + r / 16 * ShiftGeo<0>::PAD; }
@@ -62,6 +67,35 @@ __device__ __forceinline__ uint4 shift_window(uint4 a, uint4 b, unsigned d)
                       __funnelshift_r(z[3], z[4], sh));
 }
 
+/* Word u (columns 4u .. 4u + 3) of loaded row `row`, whose first column sits (mb + row * l) % 16 bytes into the row. */
+__device__ __forceinline__ unsigned shift_word(const unsigned char *sm, unsigned row, unsigned u, unsigned mb, unsigned l)
+{
+    const unsigned m = (mb + row * l) & 15, at = shift_row(row) + 4 * u + (m & ~3u);
+    return __funnelshift_r(*(const unsigned *)(sm + at), *(const unsigned *)(sm + at + 4), (m & 3) * 8);
+}
+
+/* Tall tiles' ninth row group (loaded rows 128-143) of a read unit's 4 columns, spread over the unit's 8 lanes: lane g
+ * holds the words of rows 128 + 2g (e0) and 129 + 2g (e1); after one exchange with lane g ^ 1, xy[0] and xy[1] of an
+ * even lane g are word g / 2 (rows 4 (g / 2) .. + 3 of the group) of columns 0 and 1, of an odd lane of columns 2
+ * and 3. One lane gathering the 16 words alone would add as many shared-memory instructions as the other 8 groups. */
+__device__ __forceinline__ void tall_pairs(unsigned e0, unsigned e1, unsigned g, unsigned (&xy)[2])
+{
+    const unsigned a = __byte_perm(e0, e1, 0x5140), b = __byte_perm(e0, e1, 0x7362); /* columns 0 and 1; 2 and 3 */
+    const bool odd = g & 1;
+    const unsigned got = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1); /* the rows of lane g ^ 1 */
+    const unsigned lo = odd ? got : a, hi = odd ? b : got;
+    xy[0] = __byte_perm(lo, hi, 0x5410);
+    xy[1] = __byte_perm(lo, hi, 0x7632);
+}
+
+/* The ninth group's vector of column q (tall_pairs' words), for the lanes of a unit whose first lane is `base`. */
+__device__ __forceinline__ uint4 tall_group(const unsigned (&xy)[2], unsigned base, int q)
+{
+    const unsigned v = xy[q & 1], h = (unsigned)q >> 1;
+    return make_uint4(__shfl_sync(0xffffffffu, v, base + h), __shfl_sync(0xffffffffu, v, base + 2 + h),
+                      __shfl_sync(0xffffffffu, v, base + 4 + h), __shfl_sync(0xffffffffu, v, base + 6 + h));
+}
+
 /* v from lane `from`. */
 __device__ __forceinline__ uint4 shfl_vec(uint4 v, unsigned from)
 {
@@ -73,11 +107,11 @@ __device__ __forceinline__ uint4 shfl_vec(uint4 v, unsigned from)
  * source rows outside the matrix are not read, vectors past nc columns or outside the span are read only in part,
  * and stored vectors keep only bytes of rows inside the matrix; without it the caller knows none of that happens
  * (fast_shift_kernel). */
-template <int HALO, bool EDGE>
+template <int HALO, bool EDGE, bool TALL = false>
 __device__ __forceinline__ void shift_tile(const char *src_mat, char *dst_mat, const char *end, size_t rows, size_t lds,
                                            size_t ldd, size_t r0, size_t c0, unsigned nc, unsigned char *sm)
 {
-    typedef ShiftGeo<HALO> K;
+    typedef ShiftGeo<HALO, TALL> K;
     const unsigned t = threadIdx.x, l = (unsigned)(lds & 15);
     const long long top = (long long)r0 - HALO; /* source row of loaded row 0 */
     const char *col0 = src_mat + c0;           /* column c0 of source row 0 */
@@ -112,27 +146,35 @@ __device__ __forceinline__ void shift_tile(const char *src_mat, char *dst_mat, c
 #pragma unroll
     for (int it = 0; it < K::ITEMS; it++) {
         const unsigned u = (warp + it * (FAST_THREADS / 32)) * 4 + (lane >> 3); /* read unit: columns 4u .. 4u + 3 */
-        unsigned w[16];
+        unsigned w[16], xy[2];
 #pragma unroll
-        for (int k = 0; k < 16; k++) {
-            const unsigned mk = (mb + k * l) & 15, at = shift_row(g * 16 + k) + 4 * u + (mk & ~3u);
-            w[k] = __funnelshift_r(*(const unsigned *)(sm + at), *(const unsigned *)(sm + at + 4), (mk & 3) * 8);
-        }
+        for (int k = 0; k < 16; k++)
+            w[k] = shift_word(sm, g * 16 + k, u, mb, l);
+        if (TALL)
+            tall_pairs(shift_word(sm, 128 + 2 * g, u, mb, l), shift_word(sm, 129 + 2 * g, u, mb, l), g, xy);
+        /* the group lane g builds the stored vector from: g, or in tall tiles 8 for lane 0 (whose group 0 only
+         * serves lane 1) */
+        const unsigned gs = TALL && g == 0 ? 8 : g;
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const unsigned col = 4 * u + q;
             uint4 o = byte_column(w, q);
             char *seg = dst_mat + (c0 + col) * ldd + r0; /* destination row c0 + col from source row r0 */
-            long long s0 = (long long)r0 + 16 * g;       /* source row of the stored vector's first byte */
+            long long s0 = (long long)r0 + 16 * gs;      /* source row of the stored vector's first byte */
             if constexpr (HALO != 0) {
                 const unsigned dd = (unsigned)((uintptr_t)seg & (HALO - 1)), a = dd >> 4;
                 const uint4 prev = shfl_vec(o, (lane & ~7u) | ((g - a - 1) & 7));
                 if (HALO > 16)
                     o = shfl_vec(o, (lane & ~7u) | ((g - a) & 7));
+                if (TALL) {
+                    const uint4 o8 = tall_group(xy, lane & ~7u, q);
+                    if (g == 0)
+                        o = o8;
+                }
                 o = shift_window(prev, o, dd & 15);
                 s0 -= HALO + dd;
             }
-            if ((HALO && g < HALO / 16) || (EDGE && col >= nc))
+            if ((HALO && !TALL && g < HALO / 16) || (EDGE && col >= nc))
                 continue;
             char *out = seg + (s0 - (long long)r0);
             if (EDGE)
