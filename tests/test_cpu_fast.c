@@ -33,8 +33,9 @@ static void layout_grid(size_t scale)
 
 /* Shapes that take particular routes: one row or column (a copy when contiguous, a gather when not), rows
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
- * non-temporal threshold, including a power-of-two leading dimension, and source pitches of 4 and 8 KiB with rows and
- * columns short of whole blocks (1- and 2-byte strips copied to a buffer first: XPF_ALIAS_PITCH). */
+ * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
+ * and 8 KiB with rows and columns short of whole blocks (1- and 2-byte strips copied to a buffer first:
+ * XPF_ALIAS_PITCH). */
 static void special_shapes(void)
 {
     static const struct {
@@ -45,6 +46,8 @@ static void special_shapes(void)
         {333, 1024, 1030, 0, 2},  {1000, 999, 0, 0, 1},  {2, 40000, 0, 0, 1},   {40000, 2, 0, 0, 1},
         {8192, 64, 0, 0, 1},      {64, 8192, 0, 0, 1},   {3000, 2999, 0, 0, 1}, {2047, 1025, 2050, 2049, 1},
         {1000, 4000, 4096, 1024, 1}, {300, 4100, 8192, 320, 2},
+        /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
+        {20000, 1, 2, 0, 1},      {9001, 1, 3, 0, 3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {

@@ -201,6 +201,10 @@ int xp_cpu_fast(const xp_call *c)
         p.staged = 0;
         p.lag = 0;
         p.lines = NULL;
+        /* A gather into one destination row per member: 16-byte elements fill whole blocks (one column), whose
+         * streaming stores need lines that tiles 2^16 rows apart only reach where the row starts on one. */
+        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0))
+            p.region = p.region_plain;
     }
     p.tiles_i = (s->rows + p.lag + p.ti - 1) / p.ti;
     p.tiles_j = (s->cols + p.tj - 1) / p.tj;
