@@ -105,8 +105,8 @@ int xpose_variant_find(const char *variant);
 /* XPOSE_OK when CUDA variants can run here, else XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE. */
 int xpose_cuda_status(void);
 
-/* Threads the CPU variants use from the calling thread on (0: the OpenMP default). Returns the count
- * now in effect, or 1 where xpose was built without OpenMP. */
+/* Threads the CPU variants use from the calling thread on (0 or less: one per processor; at most 4 per
+ * processor, more are clamped). Returns the count now in effect, or 1 where xpose was built without OpenMP. */
 int xpose_set_threads(int threads);
 int xpose_get_threads(void);
 

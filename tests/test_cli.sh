@@ -38,6 +38,13 @@ usage_error "unallocatable size" -- "$X" bench --size 100000000 --backend cpu
 usage_error "overflowing size" -- "$X" bench --size 18446744073709551615 --backend cpu
 usage_error "ld smaller than cols" -- "$X" bench --rows 8 --cols 8 --ld-src 4 --backend cpu
 usage_error "unknown preset" -- "$X" bench --preset seed999
+usage_error "on/off option with a value" -- "$X" bench --warm=no --size 8 --backend cpu --reps 1
+usage_error "--size with --rows/--cols" -- "$X" bench --size 8 --rows 5 --cols 5 --backend cpu --reps 1
+usage_error "--type with --elem-size" -- "$X" bench --type float --elem-size 1 --size 8 --backend cpu --reps 1
+usage_error "GPU preset on the CPU backend" -- "$X" bench --preset seed001 --backend cpu --reps 1
+usage_error "reduction named in the transpose bench" -- "$X" bench --variants cpu-reduce --size 8 --backend cpu --reps 1
+usage_error "named variant without the element size" -- "$X" bench --variants cpu-openblas --type u8 --size 8 --backend cpu --reps 1
+usage_error "--plot to a directory" -- "$X" bench --plot /tmp --size 8 --backend cpu --reps 1
 usage_error "bad threads" -- "$X" bench --threads 0 --size 64 --backend cpu --reps 1
 usage_error "size list, trailing comma" -- "$X" bench --size 4000, --backend cpu --reps 1
 usage_error "size list, leading comma" -- "$X" bench --size ,4000 --backend cpu --reps 1
@@ -50,12 +57,18 @@ usage_error "size list, too long an entry" -- "$X" bench --size 64,1234567890123
 usage_error "size list with --rows/--cols" -- "$X" bench --size 64,96 --rows 8 --cols 8 --backend cpu --reps 1
 usage_error "--rows/--cols with a size list" -- "$X" bench --rows 8 --cols 8 --size 64,96 --backend cpu --reps 1
 usage_error "size list with --sweep" -- "$X" bench --sweep --sweep-max 256 --size 64,96 --backend cpu --reps 1
-usage_error "size list with the sweep preset" -- "$X" bench --preset seed004 --size 64,96 --backend cpu --reps 1
+usage_error "size list with the sweep preset" -- "$X" bench --preset seed004 --size 64,96 --reps 1
 # A preset sets what the user did not: an explicit --type stays.
 check "a preset keeps --type" "$("$X" bench --preset seed000 --type u8 --size 64 --backend cpu --reps 1 --format csv)" '
 import csv, sys
 rows = [r for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#"))]
 assert rows and all(r["elem_size"] == "1" for r in rows), rows
+'
+# --peers runs every element size, or the one --type names.
+check "--peers keeps --type" "$("$X" bench --peers --type u16 --size 64 --backend cpu --reps 1 --format csv)" '
+import csv, sys
+rows = [r for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#"))]
+assert rows and all(r["elem_size"] == "2" for r in rows), rows
 '
 usage_error "size list, one too big" -- "$X" bench --size 64,100000000 --backend cpu --reps 1
 usage_error "threads list, junk" -- "$X" bench --threads 1,x --size 64 --backend cpu --reps 1

@@ -15,7 +15,11 @@ int parse_size(const char *what, const char *s, size_t *out)
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end) {
+    if (*end) {
+        fprintf(stderr, "xpose: %s needs a whole number (digits only), got '%s'\n", what, s);
+        return CLI_EXIT_USAGE;
+    }
+    if (errno) {
         fprintf(stderr, "xpose: %s needs a whole number that fits in 64 bits, got '%s'\n", what, s);
         return CLI_EXIT_USAGE;
     }
@@ -128,15 +132,16 @@ void bench_usage(FILE *f)
           "ms (median; GPU rows: mean of the middle half), GB/s (bytes read + written), % of memcpy from the\n"
           "same run and speedup over cpu-naive (a row left out with --backend cuda and --peers).\n"
           "  --size N[,N...]       square N x N matrix (default 4000, seed 000); a list (up to 8) runs every\n"
-          "                        size, and does not combine with --rows/--cols or --sweep\n"
+          "                        size; does not combine with --rows/--cols, nor a list with --sweep\n"
           "  --rows R --cols C     rectangular matrix\n"
           "  --type T | --elem-size B   element: u8 u16 f16 float double c128 ... | 1 2 4 8 16 (default float)\n"
           "  --batch B             B matrices back to back\n"
           "  --ld-src L --ld-dst L leading dimensions in elements (sub-matrices)\n"
           "  --backend cpu|cuda|all   which variants (default: all that can run here)\n"
           "  --variants LIST       comma-separated names or name/params (xpose list shows them)\n"
-          "  --peers               the production transpose next to its library peer and memcpy, every\n"
-          "                        element size (GPU: fast, cublas-geam; CPU: cpu-fast, cpu-openblas)\n"
+          "  --peers               the production transpose next to its library peer and memcpy, at every\n"
+          "                        element size or the one --type names (GPU: fast, cublas-geam; CPU: cpu-fast,\n"
+          "                        cpu-openblas)\n"
           "  --preset NAME         seed000 (N=4000 float), seed001 (8192 double), seed002 (16384 float naive\n"
           "                        16x16 vs 8x8), seed004 (the 256..32768 sweep)\n"
           "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU);\n"
@@ -202,6 +207,10 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
         key[klen] = '\0';
         int flag = !strcmp(key, "--sweep") || !strcmp(key, "--peers") || !strcmp(key, "--warm") ||
                    !strcmp(key, "--by-row") || !strcmp(key, "--help");
+        if (flag && eq) {
+            fprintf(stderr, "xpose: option '%s' takes no value, got '%s'\n", key, a);
+            return CLI_EXIT_USAGE;
+        }
         if (!flag) {
             if (eq)
                 v = eq + 1;
@@ -304,8 +313,12 @@ int parse_bench_args(int argc, char **argv, bench_opts *o)
                 o->sweep_max);
         return CLI_EXIT_USAGE;
     }
-    if (o->nsizes > 1 && o->rect) {
-        fprintf(stderr, "xpose: a --size list makes square shapes; give --rows/--cols with a single --size or none\n");
+    if (o->nsizes > 0 && o->rect) { /* which one wins would depend on their order */
+        fprintf(stderr, "xpose: --size makes square shapes; give --size or --rows/--cols, not both\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (elem_size_given && o->type_name) {
+        fprintf(stderr, "xpose: give --type or --elem-size, not both\n");
         return CLI_EXIT_USAGE;
     }
     const char *foreign = foreign_option(o, o->op == OP_REDUCE, elem_size_given, reduce_op_given);

@@ -318,12 +318,14 @@ static void add_shapes(shape *out, int *n, int max, size_t rows, size_t cols, co
 }
 
 /* The shapes to run: each matrix size (the sweep's, the --size list's, or one rows x cols) at each element
- * size (all five with --peers). big_sweep: the sweep's default top is the GPU's 32768, not the CPU's 8192. */
+ * size (all five with --peers, unless --type or --elem-size names one). big_sweep: the sweep's default top is the
+ * GPU's 32768, not the CPU's 8192. */
 static int plan_shapes(const bench_opts *o, int big_sweep, shape *out, int max)
 {
     static const size_t all[5] = {1, 2, 4, 8, 16};
-    const size_t *es = o->peers ? all : &o->elem_size;
-    int nes = o->peers ? 5 : 1, n = 0;
+    const int every = o->peers && !o->elem_given;
+    const size_t *es = every ? all : &o->elem_size;
+    int nes = every ? 5 : 1, n = 0;
     if (o->sweep) {
         size_t top = o->sweep_max ? o->sweep_max : (big_sweep ? 32768 : 8192);
         for (size_t m = CLI_SWEEP_FIRST; m <= top && n + nes <= max; m *= 2)
@@ -395,6 +397,13 @@ int cmd_bench(int argc, char **argv)
 
     shape shapes[64];
     int ns = plan_shapes(&o, gpu && any_gpu, shapes, 64);
+    if (o.variants) { /* a variant named on the command line that no shape runs is refused, not left out */
+        size_t es[64];
+        for (int i = 0; i < ns; i++)
+            es[i] = shapes[i].es;
+        if ((st = sel_check_named(&sel, es, ns)) != 0)
+            return st;
+    }
     /* CPU rows (the references included) are timed from memory, not from cache, unless --warm. */
     int cpu_rows = sel_has_backend(&sel, XPOSE_BACKEND_CPU), cold = cpu_rows && !o.warm;
     for (int i = 0; i < ns; i++)

@@ -85,6 +85,31 @@ int select_list(selection *s, const char *list)
     return 0;
 }
 
+int sel_check_named(const selection *s, const size_t *es, int nes)
+{
+    xpose_variant_info v;
+    for (int k = 0; k < s->n; k++) {
+        if (s->implicit[k] || xpose_variant_get(s->idx[k], &v) != XPOSE_OK)
+            continue;
+        if (v.family == XPOSE_FAMILY_REDUCE) {
+            fprintf(stderr, "xpose: %s is a reduction; run it with --op reduce\n", v.name);
+            return CLI_EXIT_USAGE;
+        }
+        int takes = 0;
+        for (int e = 0; e < nes; e++)
+            takes |= (v.elem_sizes & es[e]) != 0; /* bit k: 2^k bytes */
+        if (!takes) {
+            char sizes[64] = "";
+            for (unsigned b = 1; b <= 16; b <<= 1)
+                if (v.elem_sizes & b)
+                    snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%u", *sizes ? ", " : "", b);
+            fprintf(stderr, "xpose: %s does not take %zu-byte elements (it takes %s bytes)\n", v.name, es[0], sizes);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
 static int wants_backend(const bench_opts *o, xpose_backend be, int gpu)
 {
     switch (o->backend) {
@@ -118,6 +143,11 @@ int apply_preset(bench_opts *o, selection *s)
     if (!strcmp(p, "seed000")) {
         o->rows = o->rows ? o->rows : 4000;
         o->elem_size = o->elem_given ? o->elem_size : 4;
+    } else if (o->backend == BE_CPU && !o->variants &&
+               (!strcmp(p, "seed001") || !strcmp(p, "seed002") || !strcmp(p, "seed004"))) { /* GPU lists */
+        fprintf(stderr, "xpose: --preset %s times GPU variants; drop --backend cpu, or name CPU ones with --variants\n",
+                p);
+        return CLI_EXIT_USAGE;
     } else if (!strcmp(p, "seed001")) {
         o->rows = o->rows ? o->rows : 8192;
         o->elem_size = o->elem_given ? o->elem_size : 8;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 
@@ -61,6 +62,11 @@ int plot_check(const char *path)
         return CLI_EXIT_USAGE;
     }
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "xpose: --plot needs a file name, and '%s' is a directory\n", path);
+        return CLI_EXIT_USAGE;
+    }
     if (access(path, F_OK) == 0 ? access(path, W_OK) != 0 : access(dir, W_OK | X_OK) != 0) {
         fprintf(stderr, "xpose: --plot cannot write '%s': %s\n", path, strerror(errno));
         return CLI_EXIT_USAGE;

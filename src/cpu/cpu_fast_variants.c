@@ -14,8 +14,9 @@ static const xp_variant rows[] = {
      XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, XPF_TILES_SHORT, 0, XP_ELEM_ALL, xp_cpu_fast, NULL, 0},
     {"cpu-fast", "long", "lab: the other cores' tiles (32-64 source rows) on any CPU",
      XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, XPF_TILES_LONG, 0, XP_ELEM_ALL, xp_cpu_fast, NULL, 0},
-    {"cpu-openblas", "", "OpenBLAS cblas_?omatcopy (row-major, transposed): the CPU library peer", XPOSE_BACKEND_CPU,
-     XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL, 1}, /* ?omatcopy is not threaded */
+    {"cpu-openblas", "",
+     "OpenBLAS cblas_?omatcopy (row-major, transposed, alpha 1): the CPU library peer; floating-point values, not bits",
+     XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL, 1}, /* not threaded */
 };
 
 const xp_variant_table xp_cpu_fast_table = {rows, XP_COUNT_OF(rows)};

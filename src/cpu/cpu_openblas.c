@@ -8,7 +8,10 @@
 /* blasint is 32-bit in the usual builds, 64-bit in the ILP64 ones: larger dimensions are declined. */
 static int fits_blasint(size_t v) { return v <= (sizeof(blasint) >= 8 ? (size_t)INT64_MAX : (size_t)INT32_MAX); }
 
-/* alpha = 1 keeps the bits of finite values; 16-byte elements are complex doubles with alpha = 1 + 0i. */
+/* The peer moves floating-point values, not bits: ?omatcopy multiplies by alpha = 1, which quiets signalling NaNs,
+ * and 16-byte elements are complex doubles multiplied by 1 + 0i, whose real part is a * 1 - b * 0: a NaN where the
+ * imaginary part b is infinite, +0 for a = -0 with b < 0. The bench's random data is finite and verifies; callers who
+ * need the bits use cpu-fast (what xpose_transpose runs). */
 int xp_cpu_openblas(const xp_call *c)
 {
     const xp_shape *s = &c->s;

@@ -4,13 +4,18 @@
 #include <omp.h>
 #endif
 
+/* More threads than this many per processor are clamped to it: OpenMP runtimes end the process (libgomp: "Thread
+ * creation failed") where the system cannot start the threads asked for, and oversubscribing further measures
+ * nothing new. */
+#define XP_THREADS_PER_PROC 4
+
 int xpose_set_threads(int threads)
 {
 #ifdef _OPENMP
-    if (threads > 0)
-        omp_set_num_threads(threads);
-    else
-        omp_set_num_threads(omp_get_num_procs());
+    int procs = omp_get_num_procs(), cap = procs * XP_THREADS_PER_PROC;
+    if (omp_get_thread_limit() < cap)
+        cap = omp_get_thread_limit();
+    omp_set_num_threads(threads <= 0 ? procs : threads < cap ? threads : cap);
     return omp_get_max_threads();
 #else
     (void)threads;

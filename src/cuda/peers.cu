@@ -25,7 +25,8 @@ static cublasHandle_t handle_for_current_device(void)
 }
 
 /* Row-major rows x cols with ld lds is column-major cols x rows; geam with op(A) = A^T writes the
- * column-major rows x cols result, which is our row-major cols x rows destination. */
+ * column-major rows x cols result, which is our row-major cols x rows destination. As alpha * A with alpha = 1 (1 + 0i
+ * for 16 bytes) it moves floating-point values, not bits, as cpu-openblas does (cpu_openblas.c says how). */
 static cublasStatus_t geam_one(cublasHandle_t h, const xp_call *c, const char *src, char *dst)
 {
     int m = (int)c->s.rows, n = (int)c->s.cols, lda = (int)c->s.lds, ldc = (int)c->s.ldd;
