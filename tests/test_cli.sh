@@ -43,7 +43,13 @@ usage_error "--size with --rows/--cols" -- "$X" bench --size 8 --rows 5 --cols 5
 usage_error "--type with --elem-size" -- "$X" bench --type float --elem-size 1 --size 8 --backend cpu --reps 1
 usage_error "GPU preset on the CPU backend" -- "$X" bench --preset seed001 --backend cpu --reps 1
 usage_error "reduction named in the transpose bench" -- "$X" bench --variants cpu-reduce --size 8 --backend cpu --reps 1
-usage_error "named variant without the element size" -- "$X" bench --variants cpu-openblas --type u8 --size 8 --backend cpu --reps 1
+usage_error "no named variant takes the element size" -- "$X" bench --variants cpu-openblas --type u8 --size 8 --backend cpu --reps 1
+check "a named variant left out at an element size is said" "$("$X" bench --variants cpu-fast/,cpu-openblas --type u8 --size 8 --backend cpu --reps 1 --format csv)" '
+import sys
+text = sys.stdin.read()
+assert "cpu-openblas left out at 1-byte elements" in text, text
+assert any(l.startswith("cpu-fast,") for l in text.splitlines()), text
+'
 usage_error "--plot to a directory" -- "$X" bench --plot /tmp --size 8 --backend cpu --reps 1
 usage_error "bad threads" -- "$X" bench --threads 0 --size 64 --backend cpu --reps 1
 usage_error "size list, trailing comma" -- "$X" bench --size 4000, --backend cpu --reps 1

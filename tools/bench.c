@@ -397,11 +397,17 @@ int cmd_bench(int argc, char **argv)
 
     shape shapes[64];
     int ns = plan_shapes(&o, gpu && any_gpu, shapes, 64);
-    if (o.variants) { /* a variant named on the command line that no shape runs is refused, not left out */
-        size_t es[64];
-        for (int i = 0; i < ns; i++)
-            es[i] = shapes[i].es;
-        if ((st = sel_check_named(&sel, es, ns)) != 0)
+    if (o.variants) { /* a variant named on the command line that a shape cannot run is said, not silently left out */
+        size_t es[5];
+        int nes = 0;
+        for (int i = 0; i < ns; i++) {
+            int seen = 0;
+            for (int k = 0; k < nes; k++)
+                seen |= es[k] == shapes[i].es;
+            if (!seen && nes < 5)
+                es[nes++] = shapes[i].es;
+        }
+        if ((st = sel_check_named(&sel, es, nes, &res)) != 0)
             return st;
     }
     /* CPU rows (the references included) are timed from memory, not from cache, unless --warm. */

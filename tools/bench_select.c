@@ -85,9 +85,10 @@ int select_list(selection *s, const char *list)
     return 0;
 }
 
-int sel_check_named(const selection *s, const size_t *es, int nes)
+int sel_check_named(const selection *s, const size_t *es, int nes, bench_result *res)
 {
     xpose_variant_info v;
+    int named = 0, runnable = 0;
     for (int k = 0; k < s->n; k++) {
         if (s->implicit[k] || xpose_variant_get(s->idx[k], &v) != XPOSE_OK)
             continue;
@@ -95,17 +96,17 @@ int sel_check_named(const selection *s, const size_t *es, int nes)
             fprintf(stderr, "xpose: %s is a reduction; run it with --op reduce\n", v.name);
             return CLI_EXIT_USAGE;
         }
-        int takes = 0;
+        named++;
         for (int e = 0; e < nes; e++)
-            takes |= (v.elem_sizes & es[e]) != 0; /* bit k: 2^k bytes */
-        if (!takes) {
-            char sizes[64] = "";
-            for (unsigned b = 1; b <= 16; b <<= 1)
-                if (v.elem_sizes & b)
-                    snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%u", *sizes ? ", " : "", b);
-            fprintf(stderr, "xpose: %s does not take %zu-byte elements (it takes %s bytes)\n", v.name, es[0], sizes);
-            return CLI_EXIT_USAGE;
-        }
+            if (!(v.elem_sizes & es[e])) /* bit k: 2^k bytes */
+                note_add(res, "%s%s%s left out at %zu-byte elements, which it does not take", v.name,
+                         *v.params ? "/" : "", v.params, es[e]);
+            else
+                runnable = 1;
+    }
+    if (named && !runnable) {
+        fprintf(stderr, "xpose: no variant in --variants takes %zu-byte elements\n", es[0]);
+        return CLI_EXIT_USAGE;
     }
     return 0;
 }

@@ -19,9 +19,10 @@ int sel_has_backend(const selection *s, xpose_backend b);
 void sel_drop_unavailable(selection *s);
 /* Adds a comma-separated list of "name" or "name/params"; CLI_EXIT_USAGE, with a message, for an unknown name. */
 int select_list(selection *s, const char *list);
-/* CLI_EXIT_USAGE, with a message, where a variant the user named (not a reference row) can run none of the shapes:
- * a reduction in the transpose bench, or a transpose that takes none of the element sizes es[0 .. nes); else 0. */
-int sel_check_named(const selection *s, const size_t *es, int nes);
+/* For the variants the user named (not reference rows): CLI_EXIT_USAGE, with a message, for a reduction in the
+ * transpose bench, or where none of them takes any of the element sizes es[0 .. nes); else 0, with a note in res for
+ * each one left out at an element size it does not take. */
+int sel_check_named(const selection *s, const size_t *es, int nes, bench_result *res);
 /* Every transpose and copy variant of the backends --backend chooses (the GPU's where one is, by default). */
 void select_default(selection *s, const bench_opts *o, int gpu);
 /* --preset: the seeds' shapes and variant lists, for what the user did not set. */
