@@ -156,8 +156,8 @@ static void sync_clusters(void)
 /* 1-byte calls whose rows do not all start on a 16-byte vector take `fast`'s shifted tiles (fast_shift.cuh, windows by
  * shift_halo): each row offset of the source (base offsets 1-15, pitches 8, 4 and 1 off a vector) and of the
  * destination; destination rows on vectors (128 x 256 tiles) or not (112 x 256, 128 x 256 tall tiles where those fit one
- * wave and the others do not, or 96 x 256 past a third of the L2; small calls with source rows on vectors take skewed
- * tiles); whole tiles whose last row has no bytes to spare past
+ * wave and the others do not, or 96 x 256 past a third of the L2; small calls with source rows on vectors, or whose
+ * skewed tiles fit one wave, take skewed tiles); whole tiles whose last row has no bytes to spare past
  * the tile; one tile row; one column; a batch whose members start off a vector. */
 static void shift_tiles(void)
 {
@@ -176,12 +176,25 @@ static void shift_tiles(void)
         /* vector windows past one wave of 112-row tiles and within one of 128-row (tall) tiles on 132 SMs: one
          * matrix (2-D grid), a batch (grid-stride) */
         {4001, 4003, 0, 0, 1, 5, 3},     {4001, 4003, 0, 0, 1, 0, 0},    {1000, 1000, 1001, 1003, 16, 0, 0},
+        {3697, 4003, 0, 0, 1, 0, 0}, /* short tiles past one wave (tall ones would gain little) */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};
         CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1200 + (unsigned)k, cases[k].src_off, cases[k].dst_off) == 1,
               "fast, shifted tiles, case %zu", k);
     }
+}
+
+/* Small 1-byte calls whose rows are all off a vector take skewed tiles (shift_halo), with a shared-memory stride by
+ * lds % 8 and ldd % 8 (skew_stride_1): every pair of residues (each pitch off a vector where its residue is 0). */
+static void byte_skew_strides(void)
+{
+    for (size_t a = 0; a < 8; a++)
+        for (size_t b = 0; b < 8; b++) {
+            xpose_layout l = {300, 400, 1, 400 + a + (a ? 0 : 8), 304 + b + (b ? 0 : 8), 1, 0, 0};
+            CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1400 + (unsigned)(8 * a + b), 0, 0) == 1,
+                  "fast, skewed bytes, lds %zu ldd %zu", l.ld_src, l.ld_dst);
+        }
 }
 
 /* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
@@ -274,7 +287,7 @@ int main(int argc, char **argv)
     }
     if (!only || !strncmp("fast", only, strlen(only)))
         interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge),
-            sync_clusters(), shift_tiles();
+            sync_clusters(), shift_tiles(), byte_skew_strides();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -8,9 +8,14 @@ elements, whose residues are too many for a table, it sums over a few misaligned
 strides with the fewest (SkewStride in src/cuda/fast.cu). A wavefront is one pass of the 32 banks; a warp
 access whose lanes hit one bank at k different words takes k. Stores follow skew_load_vectors (1-4 bytes) and
 skew_load_async (8 bytes, one element a lane); gathers follow skew_tile.
-Usage: python3 tools/skew_banks.py
+With --bytes it prints skew_stride_1()'s table instead: the 1-byte wavefronts of every stride 128-167 at each
+residue of lds % 8 and ldd % 8 (two pitches each), the four strides whose best at each residue comes closest to that
+residue's own best (the largest ratio smallest), and the stride each residue takes (about 4 minutes).
+Usage: python3 tools/skew_banks.py [--bytes]
 """
+import itertools
 import random
+import sys
 
 THREADS, TR = 256, 64
 
@@ -94,7 +99,29 @@ def small_elements():
               ", ".join(f"{rs} ({counts[rs]:.0f})" for rs in best) + f"; padded {padded}: {counts[padded]:.0f}")
 
 
+def byte_table(strides=range(128, 168), keep=4):
+    """skew_stride_1's table: by lds % 8 (rows) and ldd % 8 (columns), from `keep` strides."""
+    counts = {}
+    for a, b in itertools.product(range(8), range(8)):
+        pitches = [(16384 + a + 8 * k, 4096 + b + 8 * j) for k, j in ((0, 1), (1, 0))]
+        counts[a, b] = {rs: sum(tile_wavefronts(1, p, q, rs, trials=1) for p, q in pitches) / 2 for rs in strides}
+    best = {k: min(m.values()) for k, m in counts.items()}
+
+    def score(chosen):  # the worst ratio to the residue's best, then the total
+        return (max(min(counts[k][r] for r in chosen) / best[k] for k in counts),
+                sum(min(counts[k][r] for r in chosen) for k in counts))
+
+    chosen = min(itertools.combinations(strides, keep), key=score)
+    print(f"strides {chosen}: at most {score(chosen)[0]:.2f}x a residue's best (135 alone: {score((135,))[0]:.2f}x)")
+    for a in range(8):
+        row = [min(chosen, key=lambda r: (counts[a, b][r], r != 135)) for b in range(8)]
+        print("    {" + ", ".join(map(str, row)) + "},")
+
+
 def main():
+    if "--bytes" in sys.argv[1:]:
+        byte_table()
+        return
     small_elements()
     for es, strides in ((4, range(260, 288, 4)), (8, range(264, 304, 8))):
         mod = 16 // es

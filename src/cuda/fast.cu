@@ -162,12 +162,12 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * wavefronts (stores and gathers) in a bank model of the tile (tools/skew_banks.py). 260 bytes, the padded
  * scalar stride, takes 828 wavefronts a tile at 8191x8193, 264 takes 544: 85.2 -> 86.2 % of memcpy there,
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
-/* The other element sizes, from the same model: 1 byte 135 (132, the padded stride, had 1.5-2.8x the
- * wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266 (260: 1.2-2.3x;
- * 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264 (rows placed by cp.async, a lane an
- * element, leave only the gathers to choose by: 258-386 wavefronts a tile, the fewest at every residue; with
- * the vector placement before, odd lds took 272: 536 wavefronts against 808, docs/notes/fast-v16-*). Realigning 1- and 2-byte
- * vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
+/* The other element sizes, from the same model: 1 byte 135 (since by residue: skew_stride_1; 132, the padded
+ * stride, had 1.5-2.8x the wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266
+ * (260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264 (rows placed by cp.async, a lane
+ * an element, leave only the gathers to choose by: 258-386 wavefronts a tile, the fewest at every residue; with the
+ * vector placement before, odd lds took 272: 536 wavefronts against 808, docs/notes/fast-v16-*). Realigning 1- and
+ * 2-byte vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
  * instructions by 40 % but ran slower: u8 4001x4003 87.4 -> 75.5 (docs/notes/fast-v21-*). */
 /* 16 bytes 272: whole vectors, 17 of them a row, so the 8 rows a quarter-warp gathers from lie in 8 distinct
  * groups of 4 banks. */
@@ -177,6 +177,22 @@ static int skew_stride_4(size_t lds, size_t ldd)
 {
     static const short best[4][4] = {{260, 264, 260, 260}, {268, 268, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
     return best[lds % 4][ldd % 4];
+}
+
+/* The 1-byte skewed tile's stride by lds % 8 and ldd % 8: of the strides 128-167, the four whose best at each residue
+ * comes closest to that residue's best stride in the bank model (tools/skew_banks.py --bytes prints this table).
+ * 135 alone took up to 2.9 times the best stride's wavefronts (lds % 8 = 7, ldd % 8 = 5: 1701 x 1703 u8 10.5 us, 78 %
+ * of memcpy, where 1801 x 1803 took 8.9 us on an H100); these four at most 1.2 times (1701 x 1703 8.8 us;
+ * docs/notes/fast-v55-byte-skew-small.txt). */
+static int skew_stride_1(size_t lds, size_t ldd)
+{
+    static const unsigned char best[8][8] = {
+        {131, 165, 131, 165, 131, 131, 165, 131}, {165, 165, 165, 165, 165, 131, 165, 165},
+        {165, 165, 135, 135, 165, 135, 165, 165}, {135, 135, 135, 135, 135, 135, 135, 137},
+        {135, 135, 135, 135, 135, 137, 137, 137}, {137, 135, 137, 137, 137, 137, 137, 137},
+        {137, 131, 131, 137, 137, 137, 137, 131}, {131, 131, 131, 137, 131, 131, 131, 131},
+    };
+    return best[lds % 8][ldd % 8];
 }
 
 /* Whether some row of a matrix (first at `base`, rows `ld` elements apart, batch members `stride` apart)
@@ -216,6 +232,9 @@ template <int HALO, bool TALL = false> static int run_shift(const FastArgs &a, c
                                   fast_shift_direct<HALO, TALL>, FAST_BYTE_CLUSTER);
 }
 
+/* Whether a call of `tiles` tiles (FastTile's unless a rule says otherwise) fits one wave of `blocks` blocks per SM. */
+static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { return tiles <= blocks * device_sms(); }
+
 /* The windows of the shifted tiles (fast_shift.cuh) a 1-byte call whose rows are not all on vectors takes: 0 where
  * its destination rows are all on vectors; else 32 (sector windows) where its destination spans more than a third of
  * the L2, whose sectors cut in two would leave the L2 before both halves arrive, or 16 (vector windows, fewer halo
@@ -226,17 +245,28 @@ template <int HALO, bool TALL = false> static int run_shift(const FastArgs &a, c
  *   8191 x 8193 69.6 -> 79.2 (16: 79.2..80.2);
  * - 16: 2047 x 2049 83.9 -> 85.2..89.0 (32: 80.1), 4001 x 4003 81.5..81.8 -> 81.5..82.4 (32: 74.4). With the source
  *   on vectors and the destination not, 16 lost at pitch 16385 (69.0 against 80.2); small calls of that kind keep
- *   the skewed tiles. */
+ *   the skewed tiles.
+ * - -1 also where the skewed tiles (128 x 128, 21 KB) fit one wave at 4 blocks per SM: smaller tiles than the shifted
+ *   ones (112 x 256 windows, 35 KB) and about twice as many, so a call of one wave ends sooner. Against windows of 16
+ *   in the same runs on an H100 (docs/notes/fast-v55-byte-skew-small.txt), us: 255 x 257 8.7..8.8 -> 7.2, 1023 x
+ *   1025 8.9..9.0 -> 7.3..7.5, 1203 x 901 9.2 -> 7.6 (85 -> 105 % of memcpy), 1801 x 1803 10.7 -> 8.9, 2001 x 4001
+ *   13.6..13.7 -> 11.0..11.3, 4001 x 2001 13.0 -> 10.8, 2047 x 2049 10.6..10.7 -> 10.1..10.2: 18 of 21 shapes
+ *   faster, 2 level (both past one wave of skewed tiles), 2501 x 2503 slower (11.0 -> 12.2). */
 static int shift_halo(const xp_call *c)
 {
     if (!dst_rows_off(c, 16))
         return 0;
     if (!dst_within_l2_part(&c->s))
         return 32;
-    return src_rows_off(c, 16) ? 16 : -1;
+    if (!src_rows_off(c, 16))
+        return -1;
+    typedef SkewGeo<1> K;
+    const xp_shape *s = &c->s;
+    const size_t skew_tiles = (s->rows + K::W - 1 + K::G::TR - 1) / K::G::TR * ((s->cols + K::G::TC - 1) / K::G::TC);
+    return fits_one_wave(skew_tiles * s->batch, 4) ? -1 : 16;
 }
 
-/* The skewed kernel for ES-byte rows (skew_stride_4 picks the 4-byte stride). */
+/* The skewed kernel for ES-byte rows (skew_stride_4 and skew_stride_1 pick the 4- and 1-byte strides). */
 template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
 {
     if constexpr (ES == 4) {
@@ -246,11 +276,16 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
         default: return run_skew<ES, 260>(a, s, c);
         }
     }
+    if constexpr (ES == 1) {
+        switch (skew_stride_1(s->lds, s->ldd)) {
+        case 131: return run_skew<ES, 131>(a, s, c);
+        case 137: return run_skew<ES, 137>(a, s, c);
+        case 165: return run_skew<ES, 165>(a, s, c);
+        default: return run_skew<ES, 135>(a, s, c);
+        }
+    }
     return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
-
-/* Whether a call of `tiles` tiles (FastTile's unless a rule says otherwise) fits one wave of `blocks` blocks per SM. */
-static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { return tiles <= blocks * device_sms(); }
 
 /* Tiles of `t` units that hold at least a third of their units, over n units. */
 static size_t heavy_tiles(size_t n, size_t t) { return n / t + (n % t >= t / 3); }
