@@ -99,8 +99,8 @@ int sel_check_named(const selection *s, const size_t *es, int nes, bench_result 
         named++;
         for (int e = 0; e < nes; e++)
             if (!(v.elem_sizes & es[e])) /* bit k: 2^k bytes */
-                note_add(res, "%s%s%s left out at %zu-byte elements, which it does not take", v.name,
-                         *v.params ? "/" : "", v.params, es[e]);
+                note_add(res, "not run at %zu-byte elements, which it does not take: %s%s%s", es[e], v.name,
+                         *v.params ? "/" : "", v.params);
             else
                 runnable = 1;
     }
