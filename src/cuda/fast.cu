@@ -260,10 +260,9 @@ static int shift_halo(const xp_call *c)
         return 32;
     if (!src_rows_off(c, 16))
         return -1;
-    typedef SkewGeo<1> K;
-    const xp_shape *s = &c->s;
-    const size_t skew_tiles = (s->rows + K::W - 1 + K::G::TR - 1) / K::G::TR * ((s->cols + K::G::TC - 1) / K::G::TC);
-    return fits_one_wave(skew_tiles * s->batch, 4) ? -1 : 16;
+    FastArgs skew;
+    count_tiles<SkewGeo<1>::G>(skew, &c->s, SkewGeo<1>::W - 1); /* as run_skew counts them */
+    return fits_one_wave(skew.tiles, 4) ? -1 : 16;
 }
 
 /* The skewed kernel for ES-byte rows (skew_stride_4 and skew_stride_1 pick the 4- and 1-byte strides). */
@@ -303,11 +302,12 @@ static size_t heavy_tiles(size_t n, size_t t) { return n / t + (n % t >= t / 3);
 static bool tall_pays(const xp_shape *s)
 {
     typedef ShiftGeo<16>::G Short;
-    typedef ShiftGeo<16, true>::G Tall;
-    const size_t rows = s->rows + 15, tc = (s->cols + Short::TC - 1) / Short::TC; /* rows: count_tiles' extra */
-    const size_t heavy = heavy_tiles(rows, Short::TR) * heavy_tiles(s->cols, Short::TC) * s->batch;
+    enum { EXTRA = 16 - 1 }; /* run_shift's windows reach HALO - 1 rows past a tile */
+    const size_t heavy = heavy_tiles(s->rows + EXTRA, Short::TR) * heavy_tiles(s->cols, Short::TC) * s->batch;
     const size_t slots = 4 * device_sms();
-    return heavy > slots + slots / 64 && fits_one_wave((rows + Tall::TR - 1) / Tall::TR * tc * s->batch, 4);
+    FastArgs tall;
+    count_tiles<ShiftGeo<16, true>::G>(tall, s, EXTRA);
+    return heavy > slots + slots / 64 && fits_one_wave(tall.tiles, 4);
 }
 
 /* Whether a call takes tiles of geometry G at NB blocks per SM in clusters that store together: whole tiles, more
