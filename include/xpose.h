@@ -15,6 +15,13 @@ extern "C" {
 /* One number that grows with every release: major*10000 + minor*100 + patch. */
 #define XPOSE_VERSION_NUMBER (XPOSE_VERSION_MAJOR * 10000 + XPOSE_VERSION_MINOR * 100 + XPOSE_VERSION_PATCH)
 
+/* The functions libxpose.so exports; everything else in the library stays hidden (-fvisibility=hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define XPOSE_API __attribute__((visibility("default")))
+#else
+#define XPOSE_API
+#endif
+
 /* Every status xpose returns, listed once: X(NAME, value, message). Values are fixed forever. */
 #define XPOSE_STATUS_LIST(X)                                                                               \
     X(XPOSE_OK, 0, "success")                                                                              \
@@ -61,11 +68,11 @@ typedef struct xpose_layout {
 /* The fastest correct transpose for the backend. CUDA: src/dst are device pointers, the call is
  * synchronous on the default stream (xpose_cuda.h has the stream-ordered entry point).
  * Returns XPOSE_OK or a negative xpose_status. Never aborts, never prints. */
-int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst);
+XPOSE_API int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst);
 
 /* The same through one named variant, e.g. "cpu-blocked/32" or "shared-pad/16" ("name" alone picks the
  * variant's first parameter set). Copy-family variants copy the rows x cols bytes as they lie. */
-int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const void *src, void *dst);
+XPOSE_API int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const void *src, void *dst);
 
 /* Reductions over a contiguous array. */
 typedef enum xpose_reduce_op { XPOSE_SUM = 0, XPOSE_MIN = 1, XPOSE_MAX = 2 } xpose_reduce_op;
@@ -73,15 +80,15 @@ typedef enum xpose_dtype { XPOSE_F32 = 0, XPOSE_F64 = 1, XPOSE_I32 = 2, XPOSE_I6
 
 /* *result := op over src[0..n). CUDA: src and result are device pointers. Sum of n = 0 is 0;
  * min/max of n = 0 returns XPOSE_ERR_EMPTY. */
-int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+XPOSE_API int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
                  void *result);
-int xpose_reduce_variant(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+XPOSE_API int xpose_reduce_variant(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
                          void *result);
 
 /* The message for a status; never NULL. */
-const char *xpose_strerror(int status);
+XPOSE_API const char *xpose_strerror(int status);
 /* Version string of the library actually linked, e.g. "0.1.0". */
-const char *xpose_version(void);
+XPOSE_API const char *xpose_version(void);
 
 /* The variant registry, for tools that list, test or time every variant. */
 typedef struct xpose_variant_info {
@@ -96,19 +103,19 @@ typedef struct xpose_variant_info {
     const char *why_not;    /* when unavailable: why, in a few words */
 } xpose_variant_info;
 
-int xpose_variant_count(void);
+XPOSE_API int xpose_variant_count(void);
 /* Fills *info for variant i (0 <= i < count); returns XPOSE_OK or XPOSE_ERR_INVALID. */
-int xpose_variant_get(int i, xpose_variant_info *info);
+XPOSE_API int xpose_variant_get(int i, xpose_variant_info *info);
 /* Index of "name" or "name/params", or a negative status. */
-int xpose_variant_find(const char *variant);
+XPOSE_API int xpose_variant_find(const char *variant);
 
 /* XPOSE_OK when CUDA variants can run here, else XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE. */
-int xpose_cuda_status(void);
+XPOSE_API int xpose_cuda_status(void);
 
 /* Threads the CPU variants use from the calling thread on (0 or less: one per processor; at most 4 per
  * processor, more are clamped). Returns the count now in effect, or 1 where xpose was built without OpenMP. */
-int xpose_set_threads(int threads);
-int xpose_get_threads(void);
+XPOSE_API int xpose_set_threads(int threads);
+XPOSE_API int xpose_get_threads(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,207 @@
+"""python_peers.py: xpose's production GPU transpose against PyTorch (`x.t().contiguous()`) and CuPy
+(`cupy.ascontiguousarray(x.T)`), all as % of a device-to-device copy of the same bytes timed in the same run.
+
+Timed the way `xpose bench` times its GPU rows (tools/gpu_bench.c): every round runs each job once, in a shuffled
+order, each after a read of a buffer twice the L2 and between two CUDA events on one stream; a job's time is the mean
+of the middle half of its rounds. Every job's output is checked, bit for bit, against PyTorch's `x.t()` read
+element by element (xpose's into a poisoned destination) before any timing; a mismatch ends the run with status 1.
+Needs PyTorch with a CUDA device; CuPy is optional (its column says n/a where it is missing).
+
+Usage: python3 tools/python_peers.py [--lib build/libxpose.so] [--reps 30] [--cases all|quick] [--csv FILE]
+"""
+import argparse
+import gc
+import os
+import random
+import sys
+import warnings
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import xpose  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+# The issue's shapes (docs/performance.md, the production transpose): (rows, cols, element bytes, batch, ld_src).
+BIG = [(r, c, es, 1, 0) for r, c in ((16384, 16384), (32768, 8192)) for es in (1, 2, 4, 8, 16)]
+AWKWARD = [(8191, 8193, 4, 1, 0), (8191, 8193, 1, 1, 0), (4000, 4000, 4, 1, 0), (1024, 1024, 4, 64, 0),
+           (16384, 16384, 4, 1, 16400), (16384, 16384, 1, 1, 16400), (2048, 2048, 8, 1, 0)]
+QUICK = [(4096, 4096, es, 1, 0) for es in (1, 4, 16)] + [(1000, 1003, 2, 3, 1011)]
+
+
+def dtype_of(es):
+    return {1: torch.uint8, 2: torch.int16, 4: torch.float32, 8: torch.float64, 16: torch.complex128}[es]
+
+
+def bits(t):
+    """A view of t as integers of its element size, so that equality is bit for bit (16 bytes: two int64)."""
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.int64}[t.element_size()])
+
+
+def random_tensor(shape, es, gen):
+    dt = dtype_of(es)
+    if dt.is_floating_point or dt.is_complex:
+        return torch.randn(shape, dtype=dt, device="cuda", generator=gen)
+    return torch.randint(-128 if es == 2 else 0, 128, shape, dtype=dt, device="cuda", generator=gen)
+
+
+def cupy_stream_of(stream):
+    """CuPy's handle on a PyTorch stream: Stream.from_external (CuPy 14 on, through the __cuda_stream__ protocol)
+    where both sides have it, else ExternalStream (deprecated in CuPy 14, the only way before)."""
+    try:
+        return cupy.cuda.Stream.from_external(stream)
+    except Exception:  # no from_external, or a PyTorch stream without the protocol
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return cupy.cuda.ExternalStream(stream.cuda_stream)
+
+
+class Case:
+    """Buffers and jobs for one shape: src (batch x rows x ld_src, of which rows x cols are read), dst dense."""
+
+    def __init__(self, lib, rows, cols, es, batch, ld, stream, gen):
+        self.rows, self.cols, self.es, self.batch = rows, cols, es, batch
+        self.ld = ld or cols
+        base = random_tensor((batch, rows, self.ld), es, gen)
+        self.x = base[:, :, :cols] if batch > 1 else base[0, :, :cols]  # the (sub-)matrix, as PyTorch sees it
+        self.out = torch.empty((batch, cols, rows) if batch > 1 else (cols, rows), dtype=self.x.dtype, device="cuda")
+        nbytes = rows * cols * es * batch
+        self.copy_src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+        self.copy_dst = torch.empty_like(self.copy_src)
+        self.lib, self.stream = lib, stream
+        self.jobs = {"memcpy": self.copy, "xpose fast": self.xpose, "torch": self.torch_t}
+        if cupy is not None:
+            self.xc = cupy.from_dlpack(self.x)
+            self.cupy_stream = cupy_stream_of(stream)
+            self.jobs["cupy"] = self.cupy_t
+        self.keep = {}  # each allocating job's last result, freed when the next replaces it
+
+    def copy(self):
+        self.copy_dst.copy_(self.copy_src)
+
+    def xpose(self):
+        self.lib.transpose_cuda(self.x.data_ptr(), self.out.data_ptr(), self.rows, self.cols, self.es,
+                                ld_src=self.ld, batch=self.batch, stride_src=self.rows * self.ld,
+                                stream=self.stream.cuda_stream)
+
+    def torch_t(self):
+        self.keep["torch"] = self.x.transpose(-2, -1).contiguous()
+
+    def cupy_t(self):
+        with self.cupy_stream:
+            self.keep["cupy"] = cupy.ascontiguousarray(self.xc.swapaxes(-2, -1))
+
+    def verify(self):
+        """Each job's output against x.t() bit for bit; xpose's written into a poisoned buffer."""
+        want = bits(self.x.transpose(-2, -1).contiguous())
+        bits(self.out).view(torch.uint8).fill_(0xA5)
+        self.xpose()
+        self.torch_t()
+        if cupy is not None:
+            self.cupy_t()
+        self.stream.synchronize()
+        bad = [name for name, got in (("xpose fast", self.out), ("torch", self.keep["torch"]),
+                                      ("cupy", torch.from_dlpack(self.keep["cupy"]) if cupy is not None else None))
+               if got is not None and not torch.equal(bits(got), want)]
+        self.copy()
+        self.stream.synchronize()
+        if not torch.equal(self.copy_dst, self.copy_src):
+            bad.append("memcpy")
+        return bad
+
+
+def time_case(case, reps, flush, rng):
+    """Middle-half mean ms of each job over `reps` shuffled rounds, each launch after an L2 flush. All rounds are
+    queued before one wait, so that the host stays ahead of the GPU and no event times a launch's host overhead."""
+    names = list(case.jobs)
+    for name in names:  # warm-ups (CuPy compiles its kernel on the first call)
+        for _ in range(2):
+            case.jobs[name]()
+    events = []
+    for _ in range(reps):
+        order = names[:]
+        rng.shuffle(order)
+        for name in order:
+            flush.sum()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            case.jobs[name]()
+            b.record()
+            events.append((name, a, b))
+    case.stream.synchronize()
+    times = {n: [] for n in names}
+    for name, a, b in events:
+        times[name].append(a.elapsed_time(b))
+    out = {}
+    for name, t in times.items():
+        t.sort()
+        mid = t[len(t) // 4: len(t) - len(t) // 4]
+        out[name] = sum(mid) / len(mid)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lib", help="path of libxpose.so (default: $XPOSE_LIB, else build/libxpose.so)")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--cases", choices=("all", "quick"), default="all")
+    ap.add_argument("--csv", help="also write the rows as CSV to this file")
+    args = ap.parse_args()
+    if args.reps < 4:
+        ap.error("--reps must be at least 4 (the mean of the middle half needs some)")
+    if torch is None or not torch.cuda.is_available():
+        print("python_peers: PyTorch with a CUDA device is needed; nothing was timed", file=sys.stderr)
+        return 2
+    lib = xpose.Library(args.lib)
+    if lib.cuda_status() != 0:
+        print(f"python_peers: {lib.path} cannot run on the GPU: {lib.strerror(lib.cuda_status())}", file=sys.stderr)
+        return 2
+    prop = torch.cuda.get_device_properties(0)
+    print(f"# {prop.name}, {prop.multi_processor_count} SMs; torch {torch.__version__}, "
+          f"cupy {cupy.__version__ if cupy is not None else 'absent'}, xpose {lib.version()}; reps {args.reps}")
+    l2 = getattr(prop, "L2_cache_size", 64 << 20) or (64 << 20)
+    flush = torch.ones(2 * l2 // 4, dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    stream, gen, rng = torch.cuda.Stream(), torch.Generator(device="cuda"), random.Random(2463534242)
+    gen.manual_seed(1)
+    cases = QUICK if args.cases == "quick" else BIG + AWKWARD
+    header = ["rows", "cols", "elem", "batch", "ld_src", "memcpy_TBps", "xpose_pct", "torch_pct", "cupy_pct"]
+    rows_out, failed = [], False
+    print(f"{'shape':>22} {'elem':>4}  {'memcpy TB/s':>11}  {'xpose fast':>10}  {'torch':>6}  {'cupy':>6}   (% of memcpy)")
+    for rows, cols, es, batch, ld in cases:
+        with torch.cuda.stream(stream):  # everything on one stream: PyTorch's own streams do not wait for others
+            case = Case(lib, rows, cols, es, batch, ld, stream, gen)
+            bad = case.verify()
+            t = None if bad else time_case(case, args.reps, flush, rng)
+        shape = f"{batch}x" * (batch > 1) + f"{rows}x{cols}" + (f" ld {ld}" if ld else "")
+        if bad:
+            print(f"{shape:>22} {es:>4}  WRONG RESULT from: {', '.join(bad)}")
+            failed = True
+            continue
+        pct = {n: 100.0 * t["memcpy"] / t[n] for n in t}
+        tbps = 2 * rows * cols * es * batch / (t["memcpy"] * 1e-3) / 1e12
+        cu = f"{pct['cupy']:6.1f}" if "cupy" in pct else "   n/a"
+        print(f"{shape:>22} {es:>4}  {tbps:11.2f}  {pct['xpose fast']:10.1f}  {pct['torch']:6.1f}  {cu}")
+        rows_out.append([rows, cols, es, batch, ld, f"{tbps:.3f}", f"{pct['xpose fast']:.1f}", f"{pct['torch']:.1f}",
+                         f"{pct['cupy']:.1f}" if "cupy" in pct else ""])
+        del case
+        gc.collect()  # a case's jobs are its bound methods: a cycle that only the collector frees
+        torch.cuda.empty_cache()
+        if cupy is not None:
+            cupy.get_default_memory_pool().free_all_blocks()
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write(",".join(header) + "\n")
+            for r in rows_out:
+                f.write(",".join(map(str, r)) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
