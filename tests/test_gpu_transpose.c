@@ -185,16 +185,21 @@ static void shift_tiles(void)
     }
 }
 
-/* Small 1-byte calls whose rows are all off a vector take skewed tiles (shift_halo), with a shared-memory stride by
- * lds % 8 and ldd % 8 (skew_stride_1): every pair of residues (each pitch off a vector where its residue is 0). */
-static void byte_skew_strides(void)
+/* Skewed tiles take a shared-memory stride by residue (fast.cu: skew_stride_1 by lds % 16 and ldd % 16 for small
+ * 1-byte calls off a vector, which shift_halo sends there; skew_stride_2 by lds % 8 and ldd % 8 for 2-byte rows off a
+ * vector): every pair of residues, so every stride the tables name runs. Where the destination pitch sits on a vector
+ * (ldd residue 0), the destination starts one element off one, so that its rows are still off a vector (1-byte calls
+ * whose destination rows are all on vectors take shifted tiles instead). */
+static void skew_strides(void)
 {
-    for (size_t a = 0; a < 8; a++)
-        for (size_t b = 0; b < 8; b++) {
-            xpose_layout l = {300, 400, 1, 400 + a + (a ? 0 : 8), 304 + b + (b ? 0 : 8), 1, 0, 0};
-            CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1400 + (unsigned)(8 * a + b), 0, 0) == 1,
-                  "fast, skewed bytes, lds %zu ldd %zu", l.ld_src, l.ld_dst);
-        }
+    for (size_t es = 1; es <= 2; es++)
+        for (size_t a = 0; a < 16 / es; a++)
+            for (size_t b = 0; b < 16 / es; b++) {
+                xpose_layout l = {300, 400, es, 400 + a, 304 + b, 1, 0, 0};
+                const size_t dst_off = b == 0 ? es : 0;
+                CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1400 + (unsigned)(256 * es + 16 * a + b), 0, dst_off) == 1,
+                      "fast, skewed %zu-byte tiles, lds %zu ldd %zu", es, l.ld_src, l.ld_dst);
+            }
 }
 
 /* Calls of 4- to 16-byte elements with at least FAST_WIDE_MIN_TILES FastTile tiles whose source rows do not all
@@ -287,7 +292,7 @@ int main(int argc, char **argv)
     }
     if (!only || !strncmp("fast", only, strlen(only)))
         interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge),
-            sync_clusters(), shift_tiles(), byte_skew_strides();
+            sync_clusters(), shift_tiles(), skew_strides();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -8,10 +8,13 @@ elements, whose residues are too many for a table, it sums over a few misaligned
 strides with the fewest (SkewStride in src/cuda/fast.cu). A wavefront is one pass of the 32 banks; a warp
 access whose lanes hit one bank at k different words takes k. Stores follow skew_load_vectors (1-4 bytes) and
 skew_load_async (8 bytes, one element a lane); gathers follow skew_tile.
-With --bytes it prints skew_stride_1()'s table instead: the 1-byte wavefronts of every stride 128-167 at each
-residue of lds % 8 and ldd % 8 (two pitches each), the four strides whose best at each residue comes closest to that
-residue's own best (the largest ratio smallest), and the stride each residue takes (about 4 minutes).
-Usage: python3 tools/skew_banks.py [--bytes]
+With --bytes (--halves) it prints skew_stride_1()'s (skew_stride_2()'s) table instead: the 1-byte (2-byte) wavefronts
+of every stride 128-175 (256-302) at each residue of lds % 16 and ldd % 32 (lds % 8, ldd % 16), the six (five)
+strides whose best at each residue comes closest to that residue's own best, and the stride each residue takes,
+folded to ldd % 16 (% 8) where the two halves agree (bytes: about 5 minutes on two cores). The counts match Nsight Compute's: at 2501 x 2503 bytes, stride 131, the
+model's 527 wavefronts a tile past one a warp access against 515 shared-memory bank conflicts a tile counted by
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared (2401 x 2403 at 135: 271 against 267; 2001 x 4001 at 165: 15 and 15).
+Usage: python3 tools/skew_banks.py [--bytes | --halves]
 """
 import itertools
 import random
@@ -99,28 +102,59 @@ def small_elements():
               ", ".join(f"{rs} ({counts[rs]:.0f})" for rs in best) + f"; padded {padded}: {counts[padded]:.0f}")
 
 
-def byte_table(strides=range(128, 168), keep=4):
-    """skew_stride_1's table: by lds % 8 (rows) and ldd % 8 (columns), from `keep` strides."""
-    counts = {}
-    for a, b in itertools.product(range(8), range(8)):
-        pitches = [(16384 + a + 8 * k, 4096 + b + 8 * j) for k, j in ((0, 1), (1, 0))]
-        counts[a, b] = {rs: sum(tile_wavefronts(1, p, q, rs, trials=1) for p, q in pitches) / 2 for rs in strides}
+def _residue_counts(job):
+    es, a, b, strides = job
+    return (a, b), {rs: tile_wavefronts(es, 16384 + a, 4096 + b, rs, trials=1) for rs in strides}
+
+
+def residue_table(es, strides, keep):
+    """The stride table of es-byte skewed tiles (skew_stride_1 / skew_stride_2 in src/cuda/fast.cu), by lds % (16 / es)
+    (rows) and ldd % (32 / es) (columns): the residues that fix every row's offset in its vector and every window's
+    offset in its sector, so that each entry is exact for every pitch of that residue (with base pointers on 32 bytes,
+    as cudaMalloc gives). Of the candidate strides, `keep` chosen greedily, then swapped one at a time while that
+    lowers the worst ratio to a residue's best (then the total); each residue takes the chosen stride it counts
+    fewest wavefronts at."""
+    import multiprocessing
+    mods = (16 // es, 32 // es)
+    jobs = [(es, a, b, strides) for a in range(mods[0]) for b in range(mods[1])]
+    with multiprocessing.Pool() as pool:
+        counts = dict(pool.map(_residue_counts, jobs))
     best = {k: min(m.values()) for k, m in counts.items()}
 
     def score(chosen):  # the worst ratio to the residue's best, then the total
         return (max(min(counts[k][r] for r in chosen) / best[k] for k in counts),
                 sum(min(counts[k][r] for r in chosen) for k in counts))
 
-    chosen = min(itertools.combinations(strides, keep), key=score)
-    print(f"strides {chosen}: at most {score(chosen)[0]:.2f}x a residue's best (135 alone: {score((135,))[0]:.2f}x)")
-    for a in range(8):
-        row = [min(chosen, key=lambda r: (counts[a, b][r], r != 135)) for b in range(8)]
+    chosen = []
+    for _ in range(keep):
+        chosen.append(min((r for r in strides if r not in chosen), key=lambda r: score(chosen + [r])))
+    better = True
+    while better:
+        better = False
+        for i, r in itertools.product(range(keep), strides):
+            trial = chosen[:i] + [r] + chosen[i + 1:]
+            if r not in chosen and score(trial) < score(chosen):
+                chosen, better = trial, True
+    chosen.sort()
+    print(f"{es}-byte strides {tuple(chosen)}: at most {score(chosen)[0]:.2f}x a residue's best; wavefronts a tile, "
+          f"mean over residues: {score(chosen)[1] / len(counts):.0f} (each residue's best: "
+          f"{sum(best.values()) / len(counts):.0f})")
+    table = [[min(chosen, key=lambda r: (counts[a, b][r], r)) for b in range(mods[1])] for a in range(mods[0])]
+    half = mods[1] // 2
+    if all(row[:half] == row[half:] for row in table):  # so far always: the table then goes by ldd % (16 / es)
+        print(f"(columns b and b + {half} agree in every row: by lds % {mods[0]} and ldd % {half})")
+        table = [row[:half] for row in table]
+    for row in table:
         print("    {" + ", ".join(map(str, row)) + "},")
+    return counts
 
 
 def main():
     if "--bytes" in sys.argv[1:]:
-        byte_table()
+        residue_table(1, range(128, 176), 6)
+        return
+    if "--halves" in sys.argv[1:]:
+        residue_table(2, range(256, 304, 2), 5)
         return
     small_elements()
     for es, strides in ((4, range(260, 288, 4)), (8, range(264, 304, 8))):

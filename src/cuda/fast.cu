@@ -164,14 +164,14 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
 /* The other element sizes, from the same model: 1 byte 135 (since by residue: skew_stride_1; 132, the padded
  * stride, had 1.5-2.8x the wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266
- * (260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264 (rows placed by cp.async, a lane
+ * (since by residue: skew_stride_2; 260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264 (rows placed by cp.async, a lane
  * an element, leave only the gathers to choose by: 258-386 wavefronts a tile, the fewest at every residue; with the
  * vector placement before, odd lds took 272: 536 wavefronts against 808, docs/notes/fast-v16-*). Realigning 1- and
  * 2-byte vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
  * instructions by 40 % but ran slower: u8 4001x4003 87.4 -> 75.5 (docs/notes/fast-v21-*). */
 /* 16 bytes 272: whole vectors, 17 of them a row, so the 8 rows a quarter-warp gathers from lie in 8 distinct
  * groups of 4 banks. */
-template <int ES> struct SkewStride { enum { RS = ES == 1 ? 135 : ES == 2 ? 266 : ES == 16 ? 272 : 264 }; };
+template <int ES> struct SkewStride { enum { RS = ES == 16 ? 272 : 264 }; }; /* 8 and 16 bytes; the rest by table */
 
 static int skew_stride_4(size_t lds, size_t ldd)
 {
@@ -179,18 +179,55 @@ static int skew_stride_4(size_t lds, size_t ldd)
     return best[lds % 4][ldd % 4];
 }
 
-/* The 1-byte skewed tile's stride by lds % 8 and ldd % 8: of the strides 128-167, the four whose best at each residue
- * comes closest to that residue's best stride in the bank model (tools/skew_banks.py --bytes prints this table).
- * 135 alone took up to 2.9 times the best stride's wavefronts (lds % 8 = 7, ldd % 8 = 5: 1701 x 1703 u8 10.5 us, 78 %
- * of memcpy, where 1801 x 1803 took 8.9 us on an H100); these four at most 1.2 times (1701 x 1703 8.8 us;
- * docs/notes/fast-v55-byte-skew-small.txt). */
+/* The 1-byte skewed tile's stride by lds % 16 and ldd % 16. lds % 16 and ldd % 32 fix every row's offset in its
+ * vector and every window's offset in its sector, so the bank model (tools/skew_banks.py --bytes, which prints this
+ * table) counts each pitch of such a residue exactly, base pointers on 32 bytes; its choices for ldd and ldd + 16
+ * agree everywhere, hence the table's 16 columns. Of the strides 128-175, the six whose best at each residue comes
+ * closest to that residue's best: at most 1.20x, 1745 wavefronts a tile on the mean over residues (each residue's
+ * best: 1693). The model's counts past one wavefront a warp access are Nsight Compute's shared-memory bank conflicts
+ * within 3 % (2501 x 2503 at 131: 527 against 515 a tile; 2401 x 2403 at 135: 271 against 267; 2001 x 4001 at 165:
+ * 15 and 15). The table before, by lds % 8 and ldd % 8 from two pitches each, missed that residues 8 apart differ:
+ * 2501 x 2503 (lds % 16 = 7, ldd % 16 = 5) took 1754 wavefronts a tile at 131 against 1574 at 145 now, 2503 x 2501
+ * 1794 against 1518; the mean over residues was 1829. */
 static int skew_stride_1(size_t lds, size_t ldd)
 {
-    static const unsigned char best[8][8] = {
-        {131, 165, 131, 165, 131, 131, 165, 131}, {165, 165, 165, 165, 165, 131, 165, 165},
-        {165, 165, 135, 135, 165, 135, 165, 165}, {135, 135, 135, 135, 135, 135, 135, 137},
-        {135, 135, 135, 135, 135, 137, 137, 137}, {137, 135, 137, 137, 137, 137, 137, 137},
-        {137, 131, 131, 137, 137, 137, 137, 131}, {131, 131, 131, 137, 131, 131, 131, 131},
+    static const unsigned char best[16][16] = {
+        {165, 165, 165, 135, 165, 137, 165, 131, 165, 165, 131, 135, 165, 137, 165, 131},
+        {157, 157, 157, 157, 157, 165, 157, 157, 157, 157, 135, 165, 157, 157, 157, 165},
+        {165, 165, 165, 135, 165, 137, 165, 157, 165, 165, 135, 135, 165, 137, 165, 165},
+        {135, 135, 135, 135, 135, 137, 135, 157, 135, 157, 135, 135, 135, 135, 157, 135},
+        {135, 157, 135, 135, 135, 145, 135, 145, 135, 157, 135, 135, 135, 145, 145, 137},
+        {145, 137, 145, 137, 145, 145, 145, 145, 145, 145, 145, 145, 145, 145, 145, 137},
+        {145, 157, 131, 137, 145, 145, 145, 131, 145, 157, 145, 145, 145, 145, 145, 131},
+        {131, 157, 131, 131, 131, 145, 145, 131, 131, 131, 131, 145, 131, 131, 131, 131},
+        {131, 165, 131, 157, 131, 145, 165, 131, 131, 165, 131, 165, 131, 145, 131, 131},
+        {157, 157, 157, 157, 157, 165, 157, 157, 157, 157, 131, 165, 157, 157, 157, 165},
+        {165, 165, 165, 135, 165, 145, 165, 131, 165, 165, 135, 135, 165, 145, 165, 131},
+        {135, 135, 135, 135, 135, 145, 135, 145, 135, 165, 135, 135, 135, 135, 145, 135},
+        {145, 165, 131, 135, 145, 145, 145, 131, 145, 165, 145, 135, 145, 145, 145, 131},
+        {145, 137, 135, 137, 145, 145, 145, 145, 145, 145, 145, 145, 145, 145, 145, 137},
+        {137, 165, 131, 135, 137, 137, 137, 131, 137, 165, 137, 135, 137, 137, 137, 131},
+        {131, 165, 131, 131, 131, 137, 137, 131, 131, 131, 131, 165, 131, 131, 131, 131},
+    };
+    return best[lds % 16][ldd % 16];
+}
+
+/* The 2-byte skewed tile's stride by lds % 8 and ldd % 8 (the same residues in elements, and again columns 8 apart
+ * agree), from the strides 256-302: five strides hold every residue's best in the bank model (tools/skew_banks.py
+ * --halves). 266 alone, the stride before, took up to 2.5 times the best (lds % 8 = 5, ldd % 8 = 5, as 16384^2 at
+ * pitch 16389: 2344 wavefronts a tile against 923 at 262), 1.31 times on the mean over residues (1287 against 982);
+ * 4001 x 4003 1181 against 926 (286). */
+static int skew_stride_2(size_t lds, size_t ldd)
+{
+    static const short best[8][8] = {
+        {262, 262, 262, 266, 262, 262, 266, 266},
+        {262, 262, 262, 266, 262, 262, 266, 266},
+        {266, 286, 286, 266, 266, 286, 266, 266},
+        {274, 286, 286, 274, 274, 286, 274, 274},
+        {274, 286, 286, 274, 274, 286, 274, 274},
+        {262, 262, 262, 290, 262, 262, 290, 290},
+        {262, 262, 262, 274, 262, 262, 274, 274},
+        {274, 262, 262, 274, 274, 262, 274, 274},
     };
     return best[lds % 8][ldd % 8];
 }
@@ -251,7 +288,8 @@ static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { 
  *   in the same runs on an H100 (docs/notes/fast-v55-byte-skew-small.txt), us: 255 x 257 8.7..8.8 -> 7.2, 1023 x
  *   1025 8.9..9.0 -> 7.3..7.5, 1203 x 901 9.2 -> 7.6 (85 -> 105 % of memcpy), 1801 x 1803 10.7 -> 8.9, 2001 x 4001
  *   13.6..13.7 -> 11.0..11.3, 4001 x 2001 13.0 -> 10.8, 2047 x 2049 10.6..10.7 -> 10.1..10.2: 18 of 21 shapes
- *   faster, 2 level (both past one wave of skewed tiles), 2501 x 2503 slower (11.0 -> 12.2). */
+ *   faster, 2 level (both past one wave of skewed tiles), 2501 x 2503 slower (11.0 -> 12.2; 11.4..11.5 with the
+ *   strides by lds % 16 of skew_stride_1, where its bank conflicts had been: docs/notes/fast-v56-skew-strides.txt). */
 static int shift_halo(const xp_call *c)
 {
     if (!dst_rows_off(c, 16))
@@ -265,7 +303,8 @@ static int shift_halo(const xp_call *c)
     return fits_one_wave(skew.tiles, 4) ? -1 : 16;
 }
 
-/* The skewed kernel for ES-byte rows (skew_stride_4 and skew_stride_1 pick the 4- and 1-byte strides). */
+/* The skewed kernel for ES-byte rows (skew_stride_4, skew_stride_2 and skew_stride_1 pick the 4-, 2- and 1-byte
+ * strides). */
 template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, const xp_call *c)
 {
     if constexpr (ES == 4) {
@@ -274,16 +313,26 @@ template <int ES> static int launch_skew(const FastArgs &a, const xp_shape *s, c
         case 268: return run_skew<ES, 268>(a, s, c);
         default: return run_skew<ES, 260>(a, s, c);
         }
-    }
-    if constexpr (ES == 1) {
+    } else if constexpr (ES == 1) {
         switch (skew_stride_1(s->lds, s->ldd)) {
         case 131: return run_skew<ES, 131>(a, s, c);
         case 137: return run_skew<ES, 137>(a, s, c);
+        case 145: return run_skew<ES, 145>(a, s, c);
+        case 157: return run_skew<ES, 157>(a, s, c);
         case 165: return run_skew<ES, 165>(a, s, c);
         default: return run_skew<ES, 135>(a, s, c);
         }
+    } else if constexpr (ES == 2) {
+        switch (skew_stride_2(s->lds, s->ldd)) {
+        case 262: return run_skew<ES, 262>(a, s, c);
+        case 274: return run_skew<ES, 274>(a, s, c);
+        case 286: return run_skew<ES, 286>(a, s, c);
+        case 290: return run_skew<ES, 290>(a, s, c);
+        default: return run_skew<ES, 266>(a, s, c);
+        }
+    } else {
+        return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
     }
-    return run_skew<ES, SkewStride<ES>::RS>(a, s, c);
 }
 
 /* Tiles of `t` units that hold at least a third of their units, over n units. */
