@@ -81,9 +81,9 @@ typedef enum xpose_dtype { XPOSE_F32 = 0, XPOSE_F64 = 1, XPOSE_I32 = 2, XPOSE_I6
 /* *result := op over src[0..n). CUDA: src and result are device pointers. Sum of n = 0 is 0;
  * min/max of n = 0 returns XPOSE_ERR_EMPTY. */
 XPOSE_API int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                 void *result);
+                           void *result);
 XPOSE_API int xpose_reduce_variant(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                         void *result);
+                                   void *result);
 
 /* The message for a status; never NULL. */
 XPOSE_API const char *xpose_strerror(int status);

@@ -48,7 +48,7 @@ class Library:
         self.path = path or _find_library()
         self._lib = ctypes.CDLL(self.path)
         lib = self._lib
-        lay, vp, cvp = ctypes.POINTER(Layout), ctypes.c_void_p, ctypes.c_void_p
+        lay, vp = ctypes.POINTER(Layout), ctypes.c_void_p
         lib.xpose_strerror.restype = ctypes.c_char_p
         lib.xpose_strerror.argtypes = [ctypes.c_int]
         lib.xpose_version.restype = ctypes.c_char_p
@@ -56,14 +56,14 @@ class Library:
         lib.xpose_cuda_status.restype = ctypes.c_int
         lib.xpose_cuda_status.argtypes = []
         lib.xpose_transpose.restype = ctypes.c_int
-        lib.xpose_transpose.argtypes = [ctypes.c_int, lay, cvp, vp]
+        lib.xpose_transpose.argtypes = [ctypes.c_int, lay, vp, vp]
         lib.xpose_transpose_variant.restype = ctypes.c_int
-        lib.xpose_transpose_variant.argtypes = [ctypes.c_char_p, lay, cvp, vp]
+        lib.xpose_transpose_variant.argtypes = [ctypes.c_char_p, lay, vp, vp]
         # cudaStream_t is a pointer; 0 is the legacy default stream.
         lib.xpose_transpose_cuda.restype = ctypes.c_int
-        lib.xpose_transpose_cuda.argtypes = [lay, cvp, vp, vp]
+        lib.xpose_transpose_cuda.argtypes = [lay, vp, vp, vp]
         lib.xpose_transpose_variant_cuda.restype = ctypes.c_int
-        lib.xpose_transpose_variant_cuda.argtypes = [ctypes.c_char_p, lay, cvp, vp, vp]
+        lib.xpose_transpose_variant_cuda.argtypes = [ctypes.c_char_p, lay, vp, vp, vp]
 
     def version(self):
         return self._lib.xpose_version().decode()

@@ -197,7 +197,8 @@ static void skew_strides(void)
             for (size_t b = 0; b < 16 / es; b++) {
                 xpose_layout l = {300, 400, es, 400 + a, 304 + b, 1, 0, 0};
                 const size_t dst_off = b == 0 ? es : 0;
-                CHECK(t_check_variant(&t_dev_mem, "fast", &l, 1400 + (unsigned)(256 * es + 16 * a + b), 0, dst_off) == 1,
+                const unsigned seed = 1400 + (unsigned)(256 * es + 16 * a + b);
+                CHECK(t_check_variant(&t_dev_mem, "fast", &l, seed, 0, dst_off) == 1,
                       "fast, skewed %zu-byte tiles, lds %zu ldd %zu", es, l.ld_src, l.ld_dst);
             }
 }

@@ -7,7 +7,8 @@ build=$1 cc=$2 example=$3
 prefix=$(mktemp -d) || exit 1
 trap 'rm -rf "$prefix"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-cmake --install "$build" --prefix "$prefix" > "$prefix/install.log" 2>&1 || { cat "$prefix/install.log"; fail "cmake --install"; }
+cmake --install "$build" --prefix "$prefix" > "$prefix/install.log" 2>&1 ||
+    { cat "$prefix/install.log"; fail "cmake --install"; }
 pc=$(find "$prefix" -name xpose.pc) && [ -n "$pc" ] || fail "no xpose.pc installed"
 [ -f "$prefix/include/xpose.h" ] || fail "xpose.h not installed"
 [ -x "$prefix/bin/xpose" ] || fail "the xpose CLI not installed"

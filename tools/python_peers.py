@@ -173,7 +173,8 @@ def main():
     cases = QUICK if args.cases == "quick" else BIG + AWKWARD
     header = ["rows", "cols", "elem", "batch", "ld_src", "memcpy_TBps", "xpose_pct", "torch_pct", "cupy_pct"]
     rows_out, failed = [], False
-    print(f"{'shape':>22} {'elem':>4}  {'memcpy TB/s':>11}  {'xpose fast':>10}  {'torch':>6}  {'cupy':>6}   (% of memcpy)")
+    print(f"{'shape':>22} {'elem':>4}  {'memcpy TB/s':>11}  {'xpose fast':>10}  {'torch':>6}  {'cupy':>6}"
+          "   (% of memcpy)")
     for rows, cols, es, batch, ld in cases:
         with torch.cuda.stream(stream):  # everything on one stream: PyTorch's own streams do not wait for others
             case = Case(lib, rows, cols, es, batch, ld, stream, gen)

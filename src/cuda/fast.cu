@@ -164,9 +164,10 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * 81.9 -> 82.6 at 4001x4003 (docs/notes/fast-v12-stride.txt). */
 /* The other element sizes, from the same model: 1 byte 135 (since by residue: skew_stride_1; 132, the padded
  * stride, had 1.5-2.8x the wavefronts: 8191x8193 u8 49.3 -> 61.1 % of memcpy, 4001x4003 56.6 -> 86.0), 2 bytes 266
- * (since by residue: skew_stride_2; 260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264 (rows placed by cp.async, a lane
- * an element, leave only the gathers to choose by: 258-386 wavefronts a tile, the fewest at every residue; with the
- * vector placement before, odd lds took 272: 536 wavefronts against 808, docs/notes/fast-v16-*). Realigning 1- and
+ * (since by residue: skew_stride_2; 260: 1.2-2.3x; 86.4 -> 89.9, 83.9 -> 98.0; docs/notes/fast-v15-*), 8 bytes 264
+ * (rows placed by cp.async, a lane an element, leave only the gathers to choose by: 258-386 wavefronts a tile, the
+ * fewest at every residue; with the vector placement before, odd lds took 272: 536 wavefronts against 808,
+ * docs/notes/fast-v16-*). Realigning 1- and
  * 2-byte vectors into words by funnel shifts, with XOR-swizzled rows (stride 160 / 288), cut shared-memory
  * instructions by 40 % but ran slower: u8 4001x4003 87.4 -> 75.5 (docs/notes/fast-v21-*). */
 /* 16 bytes 272: whole vectors, 17 of them a row, so the 8 rows a quarter-warp gathers from lie in 8 distinct
