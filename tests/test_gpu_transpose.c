@@ -177,6 +177,9 @@ static void shift_tiles(void)
          * matrix (2-D grid), a batch (grid-stride) */
         {4001, 4003, 0, 0, 1, 5, 3},     {4001, 4003, 0, 0, 1, 0, 0},    {1000, 1000, 1001, 1003, 16, 0, 0},
         {3697, 4003, 0, 0, 1, 0, 0}, /* short tiles past one wave (tall ones would gain little) */
+        /* small calls whose skewed tiles would need a fourth a SM, at a heavy residue (skew_heavy_1): vector windows;
+         * at a light one (lds odd, ldd = lds mod 8): skewed tiles */
+        {2501, 2503, 0, 0, 1, 0, 0},     {2588, 2556, 0, 0, 1, 3, 0},    {2125, 2957, 0, 0, 1, 0, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         xpose_layout l = {cases[k].rows, cases[k].cols, 1, cases[k].lds, cases[k].ldd, cases[k].batch, 0, 0};

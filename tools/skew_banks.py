@@ -11,7 +11,8 @@ skew_load_async (8 bytes, one element a lane); gathers follow skew_tile.
 With --bytes (--halves) it prints skew_stride_1()'s (skew_stride_2()'s) table instead: the 1-byte (2-byte) wavefronts
 of every stride 128-175 (256-302) at each residue of lds % 16 and ldd % 32 (lds % 8, ldd % 16), the six (five)
 strides whose best at each residue comes closest to that residue's own best, and the stride each residue takes,
-folded to ldd % 16 (% 8) where the two halves agree (bytes: about 5 minutes on two cores). The counts match Nsight
+folded to ldd % 16 (% 8) where the two halves agree (bytes: about 5 minutes on two cores), and for bytes the
+residues whose tiles take at least 1400 wavefronts at their stride (skew_heavy_1). The counts match Nsight
 Compute's: at 2501 x 2503 bytes, stride 131, the model's 527 wavefronts a tile past one a warp access against 515
 shared-memory bank conflicts a tile counted by l1tex__data_bank_conflicts_pipe_lsu_mem_shared (2401 x 2403 at 135: 271
 against 267; 2001 x 4001 at 165: 15 and 15).
@@ -147,6 +148,11 @@ def residue_table(es, strides, keep):
         table = [row[:half] for row in table]
     for row in table:
         print("    {" + ", ".join(map(str, row)) + "},")
+    if es == 1:  # skew_heavy_1: bit ldd % 16 of row lds % 16 where a tile takes at least 1400 at its stride
+        heavy = [[max(counts[a, b][table[a][b]], counts[a, b + 16][table[a][b]]) >= 1400 for b in range(16)]
+                 for a in range(16)]
+        masks = [sum(1 << b for b in range(16) if heavy[a][b]) for a in range(16)]
+        print("heavy residues (skew_heavy_1):", ", ".join(f"0x{m:04x}" for m in masks))
     return counts
 
 

@@ -213,6 +213,16 @@ static int skew_stride_1(size_t lds, size_t ldd)
     return best[lds % 16][ldd % 16];
 }
 
+/* Whether the 1-byte skewed tiles of a residue (lds % 16, ldd % 16) take at least 1400 shared-memory wavefronts a tile
+ * at skew_stride_1's stride in the bank model (tools/skew_banks.py --bytes prints these masks, bit ldd % 16 of row
+ * lds % 16): all but the residues with lds odd and ldd = lds mod 8, which take 1242-1262. */
+static bool skew_heavy_1(size_t lds, size_t ldd)
+{
+    static const unsigned short heavy[16] = {0xffff, 0xfdfd, 0xffff, 0xf7f7, 0xffff, 0xdfdf, 0xffff, 0x7f7f,
+                                             0xffff, 0xfdfd, 0xffff, 0xf7f7, 0xffff, 0xdfdf, 0xffff, 0x7f7f};
+    return heavy[lds % 16] >> (ldd % 16) & 1;
+}
+
 /* The 2-byte skewed tile's stride by lds % 8 and ldd % 8 (the same residues in elements, and again columns 8 apart
  * agree), from the strides 256-302: five strides hold every residue's best in the bank model (tools/skew_banks.py
  * --halves). 266 alone, the stride before, took up to 2.5 times the best (lds % 8 = 5, ldd % 8 = 5, as 16384^2 at
@@ -290,7 +300,13 @@ static bool fits_one_wave(size_t tiles, size_t blocks = FAST_ONE_WAVE_BLOCKS) { 
  *   1025 8.9..9.0 -> 7.3..7.5, 1203 x 901 9.2 -> 7.6 (85 -> 105 % of memcpy), 1801 x 1803 10.7 -> 8.9, 2001 x 4001
  *   13.6..13.7 -> 11.0..11.3, 4001 x 2001 13.0 -> 10.8, 2047 x 2049 10.6..10.7 -> 10.1..10.2: 18 of 21 shapes
  *   faster, 2 level (both past one wave of skewed tiles), 2501 x 2503 slower (11.0 -> 12.2; 11.4..11.5 with the
- *   strides by lds % 16 of skew_stride_1, where its bank conflicts had been: docs/notes/fast-v56-skew-strides.txt). */
+ *   strides by lds % 16 of skew_stride_1, where its bank conflicts had been: docs/notes/fast-v56-skew-strides.txt).
+ * - but 16 where the skewed tiles need a fourth on some SM (more than 3 a SM) while the vector windows fit 2 a SM, for
+ *   residues whose skewed tiles are heavy in shared memory (skew_heavy_1): against the skewed tiles on an H100, us,
+ *   two rounds (docs/notes/fast-v57-skew-window-rule.txt), 12 heavy shapes 10 faster and 2 level, 7 of them held out
+ *   from the rule's making: 2588 x 2556 11.7 -> 10.6, 2068 x 3131 11.2 -> 10.4, 2289 x 2947 11.7 -> 11.1, 2501 x
+ *   2601 12.2 -> 10.9, 2501 x 2503 11.4 -> 11.0, 2331 x 2847 level. Light residues (1242-1262 wavefronts a tile) split
+ *   either way by up to 0.6 us in 11 shapes, and keep the skewed tiles. */
 static int shift_halo(const xp_call *c)
 {
     if (!dst_rows_off(c, 16))
@@ -301,7 +317,11 @@ static int shift_halo(const xp_call *c)
         return -1;
     FastArgs skew;
     count_tiles<SkewGeo<1>::G>(skew, &c->s, SkewGeo<1>::W - 1); /* as run_skew counts them */
-    return fits_one_wave(skew.tiles, 4) ? -1 : 16;
+    if (!fits_one_wave(skew.tiles, 4))
+        return 16;
+    FastArgs win;
+    count_tiles<ShiftGeo<16>::G>(win, &c->s, 16 - 1); /* as run_shift<16> counts them */
+    return !fits_one_wave(skew.tiles, 3) && fits_one_wave(win.tiles, 2) && skew_heavy_1(c->s.lds, c->s.ldd) ? 16 : -1;
 }
 
 /* The skewed kernel for ES-byte rows (skew_stride_4, skew_stride_2 and skew_stride_1 pick the 4-, 2- and 1-byte
