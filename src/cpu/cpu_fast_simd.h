@@ -116,7 +116,12 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * 1-16 at 8192^2. With each strip asking for its rows' lines ahead (xpf_copy_strip), 2-byte strips gain too, one
  * thread, alternating processes, ms: 4096^2 4.12-4.18 -> 3.50-3.55, 8192^2 16.6-16.8 -> 14.2-14.3, 2048 x 16384 8.2-8.5
  * -> 6.8-6.9 (without the prefetch level, as before); bytes 4096^2 2.48-2.64 -> 2.27-2.37, 8192^2 level, joined lines
- * 4000 x 8192 5.13 -> 4.72-4.87 (docs/performance.md, CPU seventh pass). */
+ * 4000 x 8192 5.13 -> 4.72-4.87 (docs/performance.md, CPU seventh pass). The copy had cost most of what was left (8192^2
+ * bytes: 7.3 ms through strips at the unaliased pitch 8208, 4.7-4.9 direct); with each strip copied a quarter at a
+ * time under the previous strip's blocks (xpf_region), one thread, same processes, two or three rounds, ms: u8 8192^2
+ * 7.9-8.6 -> 5.7-6.1, 4096^2 2.0-2.1 -> 1.46-1.48, 16384 x 4096 8.0-8.9 -> 5.9, 4096 x 12288 5.9-6.0 -> 4.1, 2048 x
+ * 16384 3.3-3.7 -> 2.6; u16 8192^2 13.5-13.9 -> 11.6-11.8, 4096^2 3.28 -> 2.82-2.90; two threads u8 8192^2 4.6-5.0 ->
+ * 3.9-4.3, u16 8.2 -> 6.1-6.3 (CPU eighth pass). */
 #define XPF_ALIAS_PITCH 4096
 
 /* Rows 0 .. h - 1 of a strip one register wide, from src (pitch lds) into strip (pitch XPF_W), after asking for the
@@ -141,14 +146,25 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     /* XPF_ALIAS_PITCH says why; 2-byte strips only where a block writes whole destination lines (AVX-512): the AVX2
      * blocks' half lines, 16 rows of them open at once across a strip, ran 2.5x slower (u16 4096^2 4.6 -> 11.9 ms). */
     if ((es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0) {
-        _Alignas(64) unsigned char strip[XPF_LANES * 16 * XPF_W]; /* H rows of one register */
-        for (; j + XPF_W / es <= nj_v; j += XPF_W / es)
-            for (size_t i = 0; i < ni_v; i += H) {
-                xpf_copy_strip(H, src + i * lds + j * es, lds, strip, XPF_AHEAD_REGION);
-                XPF_UNROLL
-                for (size_t b = 0; b < XPF_W / 16; b++)
-                    xpf_block(es, strip + b * 16, XPF_W, dst + (j + b * 16 / es) * ldd + i * es, ldd, nt);
+        /* Strips in order down each column of strips, then across; while the blocks of strip t read one buffer, each
+         * copies a quarter of strip t + 1's rows into the other, so that the copy's loads wait under the blocks'
+         * work instead of before it (XPF_ALIAS_PITCH has the measurements). */
+        _Alignas(64) unsigned char bufs[2][XPF_LANES * 16 * XPF_W]; /* H rows of one register, twice */
+        const size_t SW = XPF_W / es, n_i = ni_v / H, n = n_i * (nj_v / SW), Q = H / XPF_LANES;
+        if (n)
+            xpf_copy_strip(H, src, lds, bufs[0], XPF_AHEAD_REGION);
+        for (size_t t = 0; t < n; t++) {
+            const size_t i = t % n_i * H, jt = t / n_i * SW;
+            const unsigned char *next = t + 1 < n ? src + (t + 1) % n_i * H * lds + (t + 1) / n_i * SW * es : NULL;
+            unsigned char *cur = bufs[t & 1], *nbuf = bufs[(t + 1) & 1];
+            XPF_UNROLL
+            for (size_t b = 0; b < XPF_LANES; b++) {
+                if (next)
+                    xpf_copy_strip(Q, next + b * Q * lds, lds, nbuf + b * Q * XPF_W, XPF_AHEAD_REGION);
+                xpf_block(es, cur + b * 16, XPF_W, dst + (jt + b * 16 / es) * ldd + i * es, ldd, nt);
             }
+        }
+        j = n ? nj_v / SW * SW : 0;
     }
     for (; j < nj_v; j += R)
         for (size_t i = 0; i < ni_v; i += H) {
