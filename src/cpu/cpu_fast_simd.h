@@ -239,7 +239,9 @@ XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned
  * to the narrower set with plain stores. 1-byte strips on source pitches of whole 4 KiB pages go through a buffer
  * first, as in xpf_region (XPF_ALIAS_PITCH says why), with four blocks of carried-over registers a strip: one thread,
  * same process pairs, 4000 x 8192 7.68-7.70 -> 5.31-5.38 ms (two threads 4.04 -> 3.11), 3000 x 4096 3.21-3.42 ->
- * 2.44-2.48, 2000 x 4096 2.20 -> 1.82-1.87, 1500 x 8192 3.59-3.63 -> 3.12 (docs/notes/cpu-v6-alias-strip.txt). */
+ * 2.44-2.48, 2000 x 4096 2.20 -> 1.82-1.87, 1500 x 8192 3.59-3.63 -> 3.12 (docs/notes/cpu-v6-alias-strip.txt); with
+ * each strip copied under the blocks of the one before, 4000 x 8192 4.7-5.6 -> 4.1-4.2, 3000 x 4096 2.1-2.5 -> 1.8
+ * (docs/notes/cpu-v8-strip-overlap.txt). */
 XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
                           size_t ldd, int first, int last, int nt)
 {
@@ -248,24 +250,30 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
     /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last: in those two they
      * lost (1000 x 4096 bytes, both tiles first or last, 1.18-1.25 -> 1.32-1.47 ms), in the others they gain. */
     if (es == 1 && lds % XPF_ALIAS_PITCH == 0 && !first && !last) {
-        enum { B = XPF_W / 16 }; /* blocks across a strip */
-        _Alignas(64) unsigned char strip[XPF_LANES * 16 * XPF_W];
+        enum { B = XPF_W / 16, Q = XPF_LANES * 16 / B }; /* blocks across a strip; rows copied under each block */
+        _Alignas(64) unsigned char bufs[2][XPF_LANES * 16 * XPF_W];
         for (; j + XPF_W <= nj_v; j += XPF_W) {
             xpf_vec prev[B][16], cur[16];
             unsigned ph[B][16];
             XPF_UNROLL
             for (size_t b = 0; b < B; b++)
                 xpf_lines_start(es, dst + (j + 16 * b) * ldd, ldd, ph[b], prev[b]);
-            xpf_copy_strip(H, src - H * lds + j, lds, strip, 0); /* the block above: never the matrix's first tile */
-            XPF_UNROLL
-            for (size_t b = 0; b < B; b++)
-                xpf_transpose_block(es, strip + 16 * b, XPF_W, prev[b]);
-            for (size_t k = 0; k < K; k++) {
-                xpf_copy_strip(H, src + k * H * lds + j, lds, strip, XPF_AHEAD_LINES);
+            /* The block above (never the matrix's first tile), then strips k = 0 .. K - 1, each copied a quarter at
+             * a time under the blocks of the strip before it, as in xpf_region. */
+            xpf_copy_strip(H, src - H * lds + j, lds, bufs[1], 0);
+            for (size_t k = 0; k <= K; k++) {
+                const unsigned char *next = k < K ? src + k * H * lds + j : NULL; /* strip k, read under strip k - 1 */
+                unsigned char *cur_buf = bufs[(k + 1) & 1], *nbuf = bufs[k & 1];
                 XPF_UNROLL
                 for (size_t b = 0; b < B; b++) {
-                    xpf_transpose_block(es, strip + 16 * b, XPF_W, cur);
-                    xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, k, 0, nt);
+                    if (next)
+                        xpf_copy_strip(Q, next + b * Q * lds, lds, nbuf + b * Q * XPF_W, XPF_AHEAD_LINES);
+                    if (k == 0) {
+                        xpf_transpose_block(es, cur_buf + 16 * b, XPF_W, prev[b]);
+                    } else {
+                        xpf_transpose_block(es, cur_buf + 16 * b, XPF_W, cur);
+                        xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, k - 1, 0, nt);
+                    }
                 }
             }
         }
