@@ -104,24 +104,24 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
     }
 }
 
-/* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a
- * register's width read the same lines again. Where the source pitch is a multiple of this, those rows share their
- * address bits 0-11, so all of them fall in one L1 set (64 sets of 64-byte lines on current x86 cores: 4 KiB a way,
- * 8-12 ways), which cannot hold them from one block to the next: each block fetched its lines again from L2. There the
- * strip of rows one register wide is first copied into a contiguous buffer, a whole register per row, and the blocks
- * read the buffer. One thread on a Zen 4 core, % of cpu-memcpy, same process pairs (docs/performance.md, CPU sixth
- * pass): 8192^2 40-42 -> 52-56 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096
- * 39-41 -> 54, 4096 x 12288 39 -> 52; AVX2 8192^2 27-28 -> 39-40. Elsewhere the copy costs more than it saves:
- * pitches 1024, 2048, 3584, 5120 and 8000 lost 8-31 points with it, and 2- to 16-byte blocks (32 rows or fewer) lost
- * 1-16 at 8192^2. With each strip asking for its rows' lines ahead (xpf_copy_strip), 2-byte strips gain too, one
- * thread, alternating processes, ms: 4096^2 4.12-4.18 -> 3.50-3.55, 8192^2 16.6-16.8 -> 14.2-14.3, 2048 x 16384 8.2-8.5
- * -> 6.8-6.9 (without the prefetch level, as before); bytes 4096^2 2.48-2.64 -> 2.27-2.37, 8192^2 level, joined lines
- * 4000 x 8192 5.13 -> 4.72-4.87 (docs/performance.md, CPU seventh pass). The copy had cost most of what was left (8192^2
- * bytes: 7.3 ms through strips at the unaliased pitch 8208, 4.7-4.9 direct); with each strip copied a quarter at a
- * time under the previous strip's blocks (xpf_region), one thread, same processes, two or three rounds, ms: u8 8192^2
- * 7.9-8.6 -> 5.7-6.1, 4096^2 2.0-2.1 -> 1.46-1.48, 16384 x 4096 8.0-8.9 -> 5.9, 4096 x 12288 5.9-6.0 -> 4.1, 2048 x
- * 16384 3.3-3.7 -> 2.6; u16 8192^2 13.5-13.9 -> 11.6-11.8, 4096^2 3.28 -> 2.82-2.90; two threads u8 8192^2 4.6-5.0 ->
- * 3.9-4.3, u16 8.2 -> 6.1-6.3 (CPU eighth pass). */
+/* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a register's
+ * width read the same lines again. Where the source pitch is a multiple of this, those rows share their address bits
+ * 0-11, so all of them fall in one L1 set (64 sets of 64-byte lines on current x86 cores: 4 KiB a way, 8-12 ways),
+ * which cannot hold them from one block to the next: each block fetched its lines again from L2. There the strip of
+ * rows one register wide is first copied into a contiguous buffer, a whole register per row, and the blocks read the
+ * buffer. One thread on a Zen 4 core, % of cpu-memcpy, same process pairs (docs/performance.md, CPU sixth pass): 8192^2
+ * 40-42 -> 52-56 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096 39-41 -> 54, 4096 x
+ * 12288 39 -> 52; AVX2 8192^2 27-28 -> 39-40. Elsewhere the copy costs more than it saves: pitches 1024, 2048, 3584,
+ * 5120 and 8000 lost 8-31 points with it, and 2- to 16-byte blocks (32 rows or fewer) lost 1-16 at 8192^2. With each
+ * strip asking for its rows' lines ahead (xpf_copy_strip), 2-byte strips gain too, one thread, alternating processes,
+ * ms: 4096^2 4.12-4.18 -> 3.50-3.55, 8192^2 16.6-16.8 -> 14.2-14.3, 2048 x 16384 8.2-8.5 -> 6.8-6.9 (without the
+ * prefetch level, as before); bytes 4096^2 2.48-2.64 -> 2.27-2.37, 8192^2 level, joined lines 4000 x 8192 5.13 ->
+ * 4.72-4.87 (docs/performance.md, CPU seventh pass). The copy had cost most of what was left (8192^2 bytes: 7.3 ms
+ * through strips at the unaliased pitch 8208, 4.7-4.9 direct); with each strip copied a quarter at a time under the
+ * previous strip's blocks (xpf_region), one thread, same processes, two or three rounds, ms: u8 8192^2 7.9-8.6 ->
+ * 5.7-6.1, 4096^2 2.0-2.1 -> 1.46-1.48, 16384 x 4096 8.0-8.9 -> 5.9, 4096 x 12288 5.9-6.0 -> 4.1, 2048 x 16384 3.3-3.7
+ * -> 2.6; u16 8192^2 13.5-13.9 -> 11.6-11.8, 4096^2 3.28 -> 2.82-2.90; two threads u8 8192^2 4.6-5.0 -> 3.9-4.3, u16
+ * 8.2 -> 6.1-6.3 (CPU eighth pass). */
 #define XPF_ALIAS_PITCH 4096
 
 /* Rows 0 .. h - 1 of a strip one register wide, from src (pitch lds) into strip (pitch XPF_W), after asking for the
@@ -229,18 +229,19 @@ XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned
             xpf_store_bytes(dst + m * ldd + K * XPF_W - ph[m], XPF_MERGE(prev[m], prev[m], ph[m]), 0, ph[m]);
 }
 
-/* A tile whose destination rows start 4-byte aligned at any offset into a line. Register m of block k holds
- * bytes [64k, 64k + 64) of destination row m, counted from the tile's first row; the aligned line that ends
- * among them is the last ph bytes of block k - 1 followed by the first 64 - ph of block k (ph: the row's
- * offset in its line), which one two-source permute joins. So every line is written whole, once, straight
- * from the registers, with no staging pass. The line straddling the tile's top belongs to this tile, which
- * therefore transposes the block above first (the previous tile's rows); the one straddling its bottom
- * belongs to the next tile. At the matrix's first and last rows, masked stores; rows short of a block go
- * to the narrower set with plain stores. 1-byte strips on source pitches of whole 4 KiB pages go through a buffer
- * first, as in xpf_region (XPF_ALIAS_PITCH says why), with four blocks of carried-over registers a strip: one thread,
- * same process pairs, 4000 x 8192 7.68-7.70 -> 5.31-5.38 ms (two threads 4.04 -> 3.11), 3000 x 4096 3.21-3.42 ->
- * 2.44-2.48, 2000 x 4096 2.20 -> 1.82-1.87, 1500 x 8192 3.59-3.63 -> 3.12 (docs/notes/cpu-v6-alias-strip.txt); with
- * each strip copied under the blocks of the one before, 4000 x 8192 4.7-5.6 -> 4.1-4.2, 3000 x 4096 2.1-2.5 -> 1.8
+/* A tile whose destination rows start 4-byte aligned at any offset into a line. Register m of block k holds bytes [64k,
+ * 64k + 64) of destination row m, counted from the tile's first row; the aligned line that ends among them is the last
+ * ph bytes of block k - 1 followed by the first 64 - ph of block k (ph: the row's offset in its line), which one
+ * two-source permute joins. So every line is written whole, once, straight from the registers, with no staging pass.
+ * The line straddling the tile's top belongs to this tile, which therefore transposes the block above first (the
+ * previous tile's rows); the one straddling its bottom belongs to the next tile. At the matrix's first and last rows,
+ * masked stores; rows short of a block go to the narrower set with plain stores. 1- and 2-byte strips on source pitches
+ * of whole 4 KiB pages go through a buffer first, as in xpf_region (XPF_ALIAS_PITCH says why), with four blocks of
+ * carried-over registers a strip: one thread, same process pairs, 4000 x 8192 7.68-7.70 -> 5.31-5.38 ms (two threads
+ * 4.04 -> 3.11), 3000 x 4096 3.21-3.42 -> 2.44-2.48, 2000 x 4096 2.20 -> 1.82-1.87, 1500 x 8192 3.59-3.63 -> 3.12
+ * (docs/notes/cpu-v6-alias-strip.txt); with each strip copied under the blocks of the one before, 4000 x 8192 4.7-5.6
+ * -> 4.1-4.2, 3000 x 4096 2.1-2.5 -> 1.8; 2-byte strips where a block writes whole lines (AVX-512, as in xpf_region),
+ * u16 4002 x 4096 7.0-7.6 -> 3.3-3.4, 2002 x 8192 7.4-11.1 -> 4.5-4.6, 3002 x 4096 5.2-6.1 -> 2.5-2.6
  * (docs/notes/cpu-v8-strip-overlap.txt). */
 XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
                           size_t ldd, int first, int last, int nt)
@@ -249,20 +250,21 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
     size_t j = 0;
     /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last: in those two they
      * lost (1000 x 4096 bytes, both tiles first or last, 1.18-1.25 -> 1.32-1.47 ms), in the others they gain. */
-    if (es == 1 && lds % XPF_ALIAS_PITCH == 0 && !first && !last) {
-        enum { B = XPF_W / 16, Q = XPF_LANES * 16 / B }; /* blocks across a strip; rows copied under each block */
+    if ((es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0 && !first && !last) {
+        enum { B = XPF_W / 16 }; /* blocks across a strip */
+        const size_t Q = H / B, SW = XPF_W / es; /* rows copied under each block; columns a strip */
         _Alignas(64) unsigned char bufs[2][XPF_LANES * 16 * XPF_W];
-        for (; j + XPF_W <= nj_v; j += XPF_W) {
+        for (; j + SW <= nj_v; j += SW) {
             xpf_vec prev[B][16], cur[16];
             unsigned ph[B][16];
             XPF_UNROLL
             for (size_t b = 0; b < B; b++)
-                xpf_lines_start(es, dst + (j + 16 * b) * ldd, ldd, ph[b], prev[b]);
+                xpf_lines_start(es, dst + (j + R * b) * ldd, ldd, ph[b], prev[b]);
             /* The block above (never the matrix's first tile), then strips k = 0 .. K - 1, each copied a quarter at
              * a time under the blocks of the strip before it, as in xpf_region. */
-            xpf_copy_strip(H, src - H * lds + j, lds, bufs[1], 0);
+            xpf_copy_strip(H, src - H * lds + j * es, lds, bufs[1], 0);
             for (size_t k = 0; k <= K; k++) {
-                const unsigned char *next = k < K ? src + k * H * lds + j : NULL; /* strip k, read under strip k - 1 */
+                const unsigned char *next = k < K ? src + k * H * lds + j * es : NULL; /* strip k, under strip k - 1 */
                 unsigned char *cur_buf = bufs[(k + 1) & 1], *nbuf = bufs[k & 1];
                 XPF_UNROLL
                 for (size_t b = 0; b < B; b++) {
@@ -272,7 +274,7 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
                         xpf_transpose_block(es, cur_buf + 16 * b, XPF_W, prev[b]);
                     } else {
                         xpf_transpose_block(es, cur_buf + 16 * b, XPF_W, cur);
-                        xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + 16 * b) * ldd, ldd, k - 1, 0, nt);
+                        xpf_lines_store(es, cur, prev[b], ph[b], dst + (j + R * b) * ldd, ldd, k - 1, 0, nt);
                     }
                 }
             }
