@@ -136,6 +136,14 @@ XPF_INLINE void xpf_copy_strip(size_t h, const unsigned char *src, size_t lds, u
         xpf_store(strip + r * XPF_W, xpf_load(src + r * lds));
 }
 
+/* Whether es-byte blocks of H rows read from source pitch lds go through strips (XPF_ALIAS_PITCH says why): 1-byte
+ * blocks, and 2-byte ones only where a block writes whole destination lines (AVX-512): the AVX2 blocks' half lines, 16
+ * rows of them open at once across a strip, ran 2.5x slower (u16 4096^2 4.6 -> 11.9 ms). */
+XPF_INLINE int xpf_strips_pay(size_t es, size_t H, size_t lds)
+{
+    return (es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0;
+}
+
 /* Columns outer, rows inner: each destination row of the strip is written front to back, so that
  * non-temporal stores fill whole lines while they are still in one write-combining buffer. */
 XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
@@ -143,9 +151,7 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
 {
     const size_t R = 16 / es, H = XPF_LANES * R;
     size_t ni_v = ni - ni % H, nj_v = nj - nj % R, j = 0;
-    /* XPF_ALIAS_PITCH says why; 2-byte strips only where a block writes whole destination lines (AVX-512): the AVX2
-     * blocks' half lines, 16 rows of them open at once across a strip, ran 2.5x slower (u16 4096^2 4.6 -> 11.9 ms). */
-    if ((es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0) {
+    if (xpf_strips_pay(es, H, lds)) {
         /* Strips in order down each column of strips, then across; while the blocks of strip t read one buffer, each
          * copies a quarter of strip t + 1's rows into the other, so that the copy's loads wait under the blocks'
          * work instead of before it (XPF_ALIAS_PITCH has the measurements). */
@@ -250,7 +256,7 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
     size_t j = 0;
     /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last: in those two they
      * lost (1000 x 4096 bytes, both tiles first or last, 1.18-1.25 -> 1.32-1.47 ms), in the others they gain. */
-    if ((es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0 && !first && !last) {
+    if (xpf_strips_pay(es, H, lds) && !first && !last) {
         enum { B = XPF_W / 16 }; /* blocks across a strip */
         const size_t Q = H / B, SW = XPF_W / es; /* rows copied under each block; columns a strip */
         _Alignas(64) unsigned char bufs[2][XPF_LANES * 16 * XPF_W];
