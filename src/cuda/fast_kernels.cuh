@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
  * 8 blocks per SM for 4-byte calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte
  * calls (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
  * that bound with FastTile). CLUSTER_SYNC (whole tiles only, so that every block of a cluster meets the barrier):
- * the blocks of a cluster store together (FAST_SYNC_CLUSTER in fast.cu says why). */
+ * the blocks of a cluster store together (FAST_SYNC_CLUSTER and FAST_SYNC_CLUSTER_WIDE in fast.cu say why). */
 template <class G, int MIN_BLOCKS, bool FULL_TILES = false, bool CLUSTER_SYNC = false>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const TileArgs a)
 {
