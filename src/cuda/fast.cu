@@ -156,15 +156,15 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
  * their kernels; so do the 1-byte sector and shifted tiles, where it was level or behind
  * (fast-v49-sync-sector-shift-edge.txt), and calls of several column walks (walk_count_log2), whose tiles no 2-D grid
  * names (c128 16384^2 with one walk in clusters of 8: 96.3 against 96.2 with one walk alone). */
-/* 8- and 16-byte calls (DenseTile) take clusters of 2 instead: on the H200, the issue's machine, clusters of 8 lost to
- * 2 at every such shape measured, three processes each (docs/notes/fast-v60-sync-cluster-h200.txt), % of memcpy,
+/* 8- and 16-byte calls (DenseTile) take clusters of 2 instead: on the H200, the issue's machine, clusters of 8 lost
+ * to 2 at every such shape measured, three processes each (docs/notes/fast-v60-sync-cluster-h200.txt), % of memcpy,
  * 8 -> 2: double 2048^2 100.0..100.6 -> 102.0..102.2, 3072^2 98.5 -> 99.4, 4096^2 98.1..98.5 -> 98.6, 5120^2 97.0 ->
  * 97.4, 8192^2 98.2..98.3 -> 98.5, 32768 x 8192 96.7..96.8 -> 97.0; c128 2048^2 99.1..99.4 -> 99.7..99.9 (cuBLAS
  * 99.9..100.1, which led it there), 3072^2 96.7 -> 97.3, 4096^2 97.5 -> 97.7..97.8 (c128 16384^2 and 8192 x 32768
- * take column walks or no 2-D grid); clusters of 4 and no clusters at all in between. (On an H100, fast-v50 above, 2 had gained about half of what 8 did
- * at 2048^2, where fast stays 1-2 points ahead of cuBLAS.) 1- to 4-byte calls keep 8: on the H200 2 lost at u8, u16
- * and float 16384^2 and 32768 x 8192 (u8 96.2 -> 95.8, float 96.4..96.5 -> 96.1..96.2) and split the smaller squares
- * (u8 8192^2 +1.3, float 4096^2 +0.8, 8192^2 -0.2). */
+ * take column walks or no 2-D grid); clusters of 4 and no clusters at all in between. (On an H100, fast-v50 above, 2
+ * had gained about half of what 8 did at 2048^2, where fast stays 1-2 points ahead of cuBLAS.) 1- to 4-byte calls
+ * keep 8: on the H200 2 lost at u8, u16 and float 16384^2 and 32768 x 8192 (u8 96.2 -> 95.8, float 96.4..96.5 ->
+ * 96.1..96.2) and split the smaller squares (u8 8192^2 +1.3, float 4096^2 +0.8, 8192^2 -0.2). */
 #define FAST_SYNC_CLUSTER 8
 #define FAST_SYNC_CLUSTER_WIDE 2
 

@@ -54,13 +54,13 @@ template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES
 
 /* Row groups one warp's store instruction covers: 8 (128 bytes of 4 destination rows), or for 8- and 16-byte
  * elements 16 / 32 (256 bytes of 2 rows, 512 bytes of 1), as far as the tile has them: each destination segment
- * leaves in one instruction. The gathers stay free of bank conflicts: a quarter-warp still reads 8 consecutive
- * row groups, an 8-byte half-warp both halves of 8 chunks (lane_group's pairing: 2 wavefronts for 256 bytes).
- * 4-byte warps over 16 row groups would meet 2-way conflicts under this swizzle, so 1-4 bytes keep 8. Against 8 row groups in the same
- * runs on the H200 (docs/notes/fast-v35-line-stores.txt), % of memcpy: 16-byte 16384^2 95.4 -> 96.1, 32768x8192
- * 95.7 -> 96.4, 4096^2 +0.4 (98.0 -> 98.4, cuBLAS 98.1), 2048^2 +0.2; 8-byte 16384^2 97.0 -> 97.5, 32768x8192
- * 97.2 -> 97.7, 2048^2-4096^2 level to +0.3 (8-byte FastTile tiles of one wave lost 1.2-3.1; they now take
- * DenseTile, 16 row groups, which gained there: docs/notes/fast-v36-dense-one-wave.txt). */
+ * leaves in one instruction. The gathers stay free of bank conflicts: a quarter-warp still reads 8 consecutive row
+ * groups, an 8-byte half-warp both halves of 8 chunks (lane_group's pairing: 2 wavefronts for 256 bytes). 4-byte
+ * warps over 16 row groups would meet 2-way conflicts under this swizzle, so 1-4 bytes keep 8. Against 8 row groups
+ * in the same runs on the H200 (docs/notes/fast-v35-line-stores.txt), % of memcpy: 16-byte 16384^2 95.4 -> 96.1,
+ * 32768x8192 95.7 -> 96.4, 4096^2 +0.4 (98.0 -> 98.4, cuBLAS 98.1), 2048^2 +0.2; 8-byte 16384^2 97.0 -> 97.5,
+ * 32768x8192 97.2 -> 97.7, 2048^2-4096^2 level to +0.3 (8-byte FastTile tiles of one wave lost 1.2-3.1; they now
+ * take DenseTile, 16 row groups, which gained there: docs/notes/fast-v36-dense-one-wave.txt). */
 template <int ES, int NRG> struct StoreGroups {
     enum { WANT = ES == 16 ? 32 : ES == 8 ? 16 : 8, LRG = NRG < WANT ? NRG : WANT };
 };
@@ -263,10 +263,11 @@ template <class G, int ES> struct Gather {
 };
 
 /* Lane l of a warp's gather and store: row group l % LRG of read unit l / LRG, so that the warp's 16-byte stores
- * fill whole destination segments (LRG vectors in each of LU rows). 8-byte elements instead take row group l / 2 of unit l % 2 (the warp
- * stores the same addresses): 64-bit shared reads are served a half-warp at a time, and 16 row groups at one unit
- * read one 8-byte half of chunks that the swizzle repeats every 8 groups, 4 wavefronts a gather instead of 2; 8 row
- * groups of two neighbouring units read both halves of 8 distinct chunks (docs/notes/fast-v59-paired-lanes.txt). */
+ * fill whole destination segments (LRG vectors in each of LU rows). 8-byte elements instead take row group l / 2 of
+ * unit l % 2 (the warp stores the same addresses): 64-bit shared reads are served a half-warp at a time, and 16 row
+ * groups at one unit read one 8-byte half of chunks that the swizzle repeats every 8 groups, 4 wavefronts a gather
+ * instead of 2; 8 row groups of two neighbouring units read both halves of 8 distinct chunks
+ * (docs/notes/fast-v59-paired-lanes.txt). */
 template <class G> __device__ __forceinline__ unsigned lane_group(unsigned lane)
 {
     return G::ES == 8 ? lane / G::LU : lane % G::LRG;
