@@ -9,11 +9,14 @@ extern "C" {
 #endif
 
 #define XPOSE_VERSION_MAJOR 0
-#define XPOSE_VERSION_MINOR 1
+#define XPOSE_VERSION_MINOR 2
 #define XPOSE_VERSION_PATCH 0
-#define XPOSE_VERSION_STRING "0.1.0"
+#define XPOSE_VERSION_STRING "0.2.0"
 /* One number that grows with every release: major*10000 + minor*100 + patch. */
 #define XPOSE_VERSION_NUMBER (XPOSE_VERSION_MAJOR * 10000 + XPOSE_VERSION_MINOR * 100 + XPOSE_VERSION_PATCH)
+/* The binary interface: libxpose.so.<this>. It grows by one whenever a release breaks programs built against an
+ * earlier one (docs/design.md, "Versions and the ABI"). */
+#define XPOSE_ABI_VERSION 0
 
 /* The functions libxpose.so exports; everything else in the library stays hidden (-fvisibility=hidden). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -41,7 +44,10 @@ extern "C" {
     X(XPOSE_ERR_INVALID, -13, "invalid argument (unknown backend, operation or type); check the call")    \
     X(XPOSE_ERR_EMPTY, -14, "min or max of an empty array has no value; pass n >= 1")                     \
     X(XPOSE_ERR_LIBRARY, -15, "an external library (cuBLAS, OpenBLAS) reported an error")                  \
-    X(XPOSE_ERR_ALIGNMENT, -16, "a pointer is not aligned to the element size; align it to elem_size bytes")
+    X(XPOSE_ERR_ALIGNMENT, -16, "a pointer is not aligned to the element size; align it to elem_size bytes") \
+    X(XPOSE_ERR_POINTER, -17,                                                                              \
+      "the CUDA backend was given memory the device cannot reach (plain host memory?); pass device, managed "  \
+      "or mapped pinned memory, or use XPOSE_BACKEND_CPU")
 
 typedef enum xpose_status {
 #define XPOSE_STATUS_ENUM_(name, value, msg) name = value,
@@ -112,8 +118,10 @@ XPOSE_API int xpose_variant_find(const char *variant);
 /* XPOSE_OK when CUDA variants can run here, else XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE. */
 XPOSE_API int xpose_cuda_status(void);
 
-/* Threads the CPU variants use from the calling thread on (0 or less: one per processor; at most 4 per
- * processor, more are clamped). Returns the count now in effect, or 1 where xpose was built without OpenMP. */
+/* Threads the CPU variants use (0 or less: one per processor; at most 4 per processor, more are clamped). The count
+ * is xpose's own, for the whole process: it never changes the caller's OpenMP setting (omp_get_max_threads), and
+ * each xpose call asks OpenMP for that many threads (a num_threads clause). Until set, xpose follows OpenMP's own
+ * count (OMP_NUM_THREADS). Returns the count now in effect, or 1 where xpose was built without OpenMP. */
 XPOSE_API int xpose_set_threads(int threads);
 XPOSE_API int xpose_get_threads(void);
 

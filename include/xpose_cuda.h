@@ -1,16 +1,29 @@
-/* xpose_cuda.h: stream-ordered CUDA entry points of xpose (optional; needs the CUDA runtime headers). */
+/* xpose_cuda.h: stream-ordered CUDA entry points of xpose. Every build of libxpose exports them; one built
+ * without CUDA returns XPOSE_ERR_NOT_BUILT. */
 #ifndef XPOSE_CUDA_H
 #define XPOSE_CUDA_H
 
-#include <cuda_runtime_api.h>
 #include "xpose.h"
+
+/* The CUDA runtime's stream type where its headers are present; else the same opaque pointer type, so that a
+ * program can include this header (and get XPOSE_ERR_NOT_BUILT back) without the CUDA toolkit. */
+#if defined(__has_include)
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define XPOSE_CUDA_HEADERS_ 1
+#endif
+#endif
+#ifndef XPOSE_CUDA_HEADERS_
+typedef struct CUstream_st *cudaStream_t;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Asynchronous on `stream`: argument checks happen now, the copy when the stream reaches it.
- * src and dst are device pointers. Returns XPOSE_OK or a negative xpose_status. */
+/* Asynchronous on `stream`: argument checks happen now, the copy when the stream reaches it. src and dst must be
+ * memory a kernel on the current device can dereference (device memory, managed memory, mapped pinned memory);
+ * plain host memory returns XPOSE_ERR_POINTER and launches nothing. Returns XPOSE_OK or a negative xpose_status. */
 XPOSE_API int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, cudaStream_t stream);
 XPOSE_API int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst,
                                            cudaStream_t stream);

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "testing.h"
+#include "xpose_cuda.h"
 
 static void test_messages(void)
 {
@@ -80,8 +81,15 @@ static void test_cuda_absent_or_present(void)
     xpose_layout l = {2, 4, 4, 0, 0, 0, 0, 0};
     int st = xpose_cuda_status();
     CHECK(st == XPOSE_OK || st == XPOSE_ERR_NOT_BUILT || st == XPOSE_ERR_NO_DEVICE, "cuda status %d", st);
-    if (st != XPOSE_OK)
+    if (st != XPOSE_OK) {
+        /* Every build exports the stream-ordered entry points; without CUDA (or a device) they say why. */
         CHECK_STATUS(xpose_transpose(XPOSE_BACKEND_CUDA, &l, a, b), st, "CUDA call without CUDA");
+        CHECK_STATUS(xpose_transpose_cuda(&l, a, b, NULL), st, "xpose_transpose_cuda without CUDA");
+        CHECK_STATUS(xpose_transpose_variant_cuda("fast", &l, a, b, NULL), st, "the fast variant without CUDA");
+        CHECK_STATUS(xpose_reduce_cuda(XPOSE_SUM, XPOSE_F32, a, 8, b, NULL), st, "xpose_reduce_cuda without CUDA");
+        CHECK_STATUS(xpose_reduce_variant_cuda("reduce-fast", XPOSE_SUM, XPOSE_F32, a, 8, b, NULL), st,
+                     "a CUDA reduction variant without CUDA");
+    }
 }
 
 static void test_registry(void)
@@ -98,6 +106,8 @@ static void test_registry(void)
         CHECK(xpose_variant_find(id) == i, "%s found at %d, wanted %d (duplicate id?)", id, xpose_variant_find(id), i);
         CHECK(v.about && v.about[0], "%s has no description", id);
     }
+    /* The peers live outside libxpose; a program that registers them (as the tests and the CLI do) sees them. */
+    CHECK(xpose_variant_find("cublas-geam") >= 0 && xpose_variant_find("cpu-openblas") >= 0, "peer rows missing");
 }
 
 int main(void)

@@ -1,8 +1,12 @@
 /* testing.c: the shared check behind every variant test, and the edge shapes the seeds list. */
 #include <string.h>
 #include "testing.h"
+#include "xpose_peers.h"
 
 int t_failures, t_checks;
+
+/* Every suite sees the peer rows too (cublas-geam, cpu-openblas), as the CLI does; before main, before threads. */
+__attribute__((constructor)) static void t_register_peers(void) { xp_peers_register(); }
 
 int t_finish(const char *suite)
 {

@@ -103,7 +103,7 @@ static const struct {
              {"float", 4}, {"f32", 4},    {"i32", 4},    {"u32", 4},    {"double", 8}, {"f64", 8},
              {"i64", 8},   {"u64", 8},    {"c64", 8},    {"c128", 16},  {"v128", 16}};
 
-static int parse_type(const char *s, size_t *es)
+int parse_type(const char *s, size_t *es)
 {
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strcmp(s, types[i].name) == 0) {

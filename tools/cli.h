@@ -62,6 +62,7 @@ typedef struct bench_result {
 void bench_usage(FILE *f);
 int parse_bench_args(int argc, char **argv, bench_opts *o);
 int parse_size(const char *what, const char *s, size_t *out);
+int parse_type(const char *s, size_t *es); /* --type NAME: its element size; else one line on stderr, CLI_EXIT_USAGE */
 
 /* summary.c: median and spread of n samples (sorts them). */
 void time_stats(double *samples, int n, double *median, double *spread_pct);
@@ -97,6 +98,13 @@ void report(FILE *f, out_format fmt, const bench_result *r, const bench_opts *o)
  * stderr and CLI_EXIT_USAGE. plot_png: 0 on success, CLI_EXIT_USAGE when gnuplot fails. */
 int plot_check(const char *path);
 int plot_png(const char *path, const bench_result *r, int sweep);
+
+/* overhead.c: `xpose overhead`, the host-side cost of one call. gpu_overhead (gpu_overhead.c / gpu_none.c) times
+ * the CUDA entry points on one shape: us per call into us[0] (xpose_transpose_cuda, host side), us[1]
+ * (cudaMemcpyAsync of the same bytes, host side), us[2] (xpose_transpose, synchronous, round trip), us[3] (the
+ * checks alone: a call refused for a host pointer before any launch); 0 or a status. */
+int cmd_overhead(int argc, char **argv);
+int gpu_overhead(const xpose_layout *lay, int calls, int rounds, double us[4]);
 
 /* info.c */
 int cmd_list(int argc, char **argv);

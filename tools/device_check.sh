@@ -24,6 +24,14 @@ for tool in $([ "${SANITIZE:-1}" = 0 ] || echo memcheck racecheck); do
     compute-sanitizer --tool "$tool" "$B/tests/test_gpu_transpose" fast --no-huge > "$OUT/$tool.log" 2>&1
     echo "$tool: exit $? ($(tail -1 "$OUT/$tool.log"))"
 done
+# Host memory given to the CUDA backend: refused before any launch, the context still usable after (memcheck would
+# report a kernel's access to host memory).
+compute-sanitizer --tool memcheck "$B/tests/test_gpu_pointers" > "$OUT/pointers.log" 2>&1
+echo "test_gpu_pointers under memcheck: exit $? ($(tail -1 "$OUT/pointers.log"))"
+grep -E "xpose_(transpose|reduce)\(CUDA\)|reads pageable|right after" "$OUT/pointers.log"
+"$B/xpose" overhead > "$OUT/overhead.txt" 2>&1
+echo "xpose overhead: exit $?"
+cat "$OUT/overhead.txt"
 }
 [ "${1:-}" = "--quick" ] && exit 0
 X="$B/xpose"

@@ -30,3 +30,9 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
 }
 
 void gpu_end_shape(void) {}
+
+int gpu_overhead(const xpose_layout *lay, int calls, int rounds, double us[4])
+{
+    (void)lay, (void)calls, (void)rounds, (void)us;
+    return XPOSE_ERR_NOT_BUILT;
+}

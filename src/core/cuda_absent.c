@@ -1,6 +1,44 @@
-/* cuda_absent.c: what the core sees of CUDA when the CUDA backend is not built. */
+/* cuda_absent.c: what the core sees of CUDA when the CUDA backend is not built, and the stream-ordered entry
+ * points of xpose_cuda.h, so that every build exports the same symbols (these return XPOSE_ERR_NOT_BUILT). */
 #include "xp_internal.h"
 
 int xp_cuda_probe(void) { return XPOSE_ERR_NOT_BUILT; }
 int xp_cuda_is_device_ptr(const void *p) { (void)p; return 0; }
+int xp_cuda_check_ptr(const void *p) { (void)p; return XPOSE_ERR_NOT_BUILT; }
 int xp_cuda_sync(void *stream) { (void)stream; return XPOSE_OK; }
+
+/* Declared here with `void *` for cudaStream_t (a pointer to an opaque struct: the same ABI), since a CPU-only
+ * build need not have the CUDA headers. */
+XPOSE_API int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, void *stream);
+XPOSE_API int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst,
+                                           void *stream);
+XPOSE_API int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
+                                void *stream);
+XPOSE_API int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src,
+                                        size_t n, void *result, void *stream);
+
+int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, void *stream)
+{
+    (void)lay, (void)src, (void)dst, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst,
+                                 void *stream)
+{
+    (void)variant, (void)lay, (void)src, (void)dst, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result, void *stream)
+{
+    (void)op, (void)type, (void)src, (void)n, (void)result, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                              void *result, void *stream)
+{
+    (void)variant, (void)op, (void)type, (void)src, (void)n, (void)result, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}

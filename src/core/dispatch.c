@@ -1,22 +1,35 @@
 /* dispatch.c: the public entry points: check arguments, pick a variant, run it. */
+#include <stdatomic.h>
 #include <string.h>
 #include "xp_dispatch.h"
 
-/* Production variants, best first; the first one present in the registry is used. */
-static const char *const cpu_production[] = {"cpu-fast", "cpu-blocked"};
-static const char *const cuda_production[] = {"fast", "unrolled", "shared-pad"};
+/* Production variants, best first; the first one built is used. The library's own rows never change, so each
+ * choice is looked up by name once and kept: a call costs no search over the registry. */
+typedef struct production {
+    const char *names[3];
+    _Atomic(const xp_variant *) row; /* NULL until first looked up; then the row, or `none` */
+} production;
 
-static const xp_variant *production(xpose_backend be)
+static const xp_variant none; /* "looked up, nothing built" */
+static production cpu_transpose = {{"cpu-fast", "cpu-blocked"}, NULL};
+static production cuda_transpose = {{"fast", "unrolled", "shared-pad"}, NULL};
+static production cpu_reduce = {{"cpu-reduce"}, NULL};
+static production cuda_reduce = {{"reduce-fast"}, NULL};
+
+static const xp_variant *production_row(production *p)
 {
-    const char *const *names = be == XPOSE_BACKEND_CUDA ? cuda_production : cpu_production;
-    size_t n = be == XPOSE_BACKEND_CUDA ? XP_COUNT_OF(cuda_production) : XP_COUNT_OF(cpu_production);
-    for (size_t i = 0; i < n; i++) {
-        int st;
-        const xp_variant *v = xp_variant_lookup(names[i], &st);
-        if (v && v->transpose)
-            return v;
+    const xp_variant *v = atomic_load_explicit(&p->row, memory_order_acquire);
+    if (!v) {
+        v = &none;
+        for (size_t i = 0; i < XP_COUNT_OF(p->names) && p->names[i] && v == &none; i++) {
+            int st;
+            const xp_variant *r = xp_variant_lookup(p->names[i], &st);
+            if (r && (r->family == XPOSE_FAMILY_REDUCE ? r->reduce != NULL : r->transpose != NULL))
+                v = r;
+        }
+        atomic_store_explicit(&p->row, v, memory_order_release);
     }
-    return NULL;
+    return v == &none ? NULL : v;
 }
 
 static int is_copy_dense(const xp_shape *s)
@@ -46,6 +59,9 @@ int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *s
         return st;
     if (!v->transpose)
         return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    if (v->backend == XPOSE_BACKEND_CUDA &&
+        ((st = xp_cuda_check_ptr(src)) != XPOSE_OK || (st = xp_cuda_check_ptr(dst)) != XPOSE_OK))
+        return st;
     c.src = src;
     c.dst = dst;
     c.p0 = v->p0;
@@ -78,6 +94,9 @@ int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, con
         return st;
     if (!v->reduce)
         return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    if (v->backend == XPOSE_BACKEND_CUDA &&
+        ((n > 0 && (st = xp_cuda_check_ptr(src)) != XPOSE_OK) || (st = xp_cuda_check_ptr(result)) != XPOSE_OK))
+        return st;
     xp_reduce_call c = {op, type, n, src, result, v->p0, v->p1, stream};
     st = v->reduce(&c);
     if (st == XPOSE_OK && sync && v->backend == XPOSE_BACKEND_CUDA)
@@ -106,7 +125,7 @@ int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *
     int st;
     if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
         return st;
-    const xp_variant *v = production(backend);
+    const xp_variant *v = production_row(backend == XPOSE_BACKEND_CUDA ? &cuda_transpose : &cpu_transpose);
     if (!v)
         return backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
     return xp_run_transpose(v, lay, src, dst, stream, sync);
@@ -119,12 +138,6 @@ int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const 
     return v ? xp_run_transpose(v, lay, src, dst, NULL, 1) : st;
 }
 
-/* The production reduction of each backend. */
-static const char *reduce_production(xpose_backend be)
-{
-    return be == XPOSE_BACKEND_CUDA ? "reduce-fast" : "cpu-reduce";
-}
-
 int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
                  void *result, void *stream, int sync)
 {
@@ -134,7 +147,7 @@ int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, co
     int st;
     if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
         return st;
-    const xp_variant *v = xp_variant_lookup(reduce_production(backend), &st);
+    const xp_variant *v = production_row(backend == XPOSE_BACKEND_CUDA ? &cuda_reduce : &cpu_reduce);
     if (!v)
         return backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
     return xp_run_reduce(v, op, type, src, n, result, stream, sync);

@@ -4,22 +4,37 @@
 
 /* Each backend publishes one table; adding a family of variants is one line here plus its table. */
 extern const xp_variant_table xp_cpu_table;          /* src/cpu/cpu_variants.c: naive, blocked, memcpy */
-extern const xp_variant_table xp_cpu_fast_table;     /* src/cpu/cpu_fast_variants.c: cpu-fast, openblas */
+extern const xp_variant_table xp_cpu_fast_table;     /* src/cpu/cpu_fast_variants.c: cpu-fast */
 extern const xp_variant_table xp_cpu_reduce_table;   /* src/cpu/reduce_variants.c */
 extern const xp_variant_table xp_cuda_ladder_table;  /* src/cuda/ladder_variants.c: the seeds' GPU steps */
 extern const xp_variant_table xp_cuda_fast_table;    /* src/cuda/fast_variants.c: the production kernel */
-extern const xp_variant_table xp_cuda_table;         /* src/cuda/cuda_variants.c: cuBLAS, memcpy */
+extern const xp_variant_table xp_cuda_table;         /* src/cuda/cuda_variants.c: memcpy */
 extern const xp_variant_table xp_cuda_reduce_table;  /* src/cuda/reduce_variants.c */
 
-static const xp_variant_table *const tables[] = {
+/* The library's own tables, then room for the tables a program adds (the CLI's peers): the last slots. */
+#define XP_OWN_TABLES 7
+#define XP_MAX_TABLES (XP_OWN_TABLES + 2)
+static const xp_variant_table *tables[XP_MAX_TABLES] = {
     &xp_cpu_table,         &xp_cpu_fast_table, &xp_cpu_reduce_table, &xp_cuda_ladder_table,
     &xp_cuda_fast_table,   &xp_cuda_table,     &xp_cuda_reduce_table,
 };
+static size_t ntables = XP_OWN_TABLES;
+
+int xp_registry_add(const xp_variant_table *t)
+{
+    if (!t || ntables == XP_MAX_TABLES)
+        return XPOSE_ERR_INVALID;
+    for (size_t k = XP_OWN_TABLES; k < ntables; k++)
+        if (tables[k] == t)
+            return XPOSE_ERR_INVALID;
+    tables[ntables++] = t;
+    return XPOSE_OK;
+}
 
 int xp_variant_total(void)
 {
     size_t n = 0;
-    for (size_t t = 0; t < XP_COUNT_OF(tables); t++)
+    for (size_t t = 0; t < ntables; t++)
         n += tables[t]->count;
     return (int)n;
 }
@@ -29,7 +44,7 @@ const xp_variant *xp_variant_row(int i)
     if (i < 0)
         return NULL;
     size_t k = (size_t)i;
-    for (size_t t = 0; t < XP_COUNT_OF(tables); t++) {
+    for (size_t t = 0; t < ntables; t++) {
         if (k < tables[t]->count)
             return &tables[t]->rows[k];
         k -= tables[t]->count;
@@ -83,12 +98,10 @@ int xpose_variant_get(int i, xpose_variant_info *info)
     info->why_not = "";
     info->threaded = v->backend == XPOSE_BACKEND_CPU && !v->one_thread;
     int built = v->family == XPOSE_FAMILY_REDUCE ? v->reduce != NULL : v->transpose != NULL;
-    if (v->backend == XPOSE_BACKEND_CUDA) {
-        int st = built ? xp_cuda_probe() : XPOSE_ERR_NOT_BUILT;
-        if (st != XPOSE_OK) {
-            info->available = 0;
-            info->why_not = st == XPOSE_ERR_NOT_BUILT ? "CUDA backend not built" : "no CUDA device";
-        }
+    int st = v->backend == XPOSE_BACKEND_CUDA ? xp_cuda_probe() : XPOSE_OK;
+    if (st != XPOSE_OK) {
+        info->available = 0;
+        info->why_not = st == XPOSE_ERR_NOT_BUILT ? "CUDA backend not built" : "no CUDA device";
     } else if (!built) {
         info->available = 0;
         info->why_not = "optional library not found at build time";

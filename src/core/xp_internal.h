@@ -85,6 +85,10 @@ int xp_add_size(size_t a, size_t b, size_t *out);
 /* Bytes per element of a reduction type, or 0 for an unknown type. */
 size_t xp_dtype_size(xpose_dtype t);
 
+/* Appends a program's own table (the CLI's peers) to the registry; call before any other xpose call and before
+ * threads start. XPOSE_ERR_INVALID when the table was added before or no slot is left. */
+int xp_registry_add(const xp_variant_table *t);
+
 /* Registry lookups used by the dispatchers. */
 const xp_variant *xp_variant_lookup(const char *id, int *status);
 const xp_variant *xp_variant_row(int i);
@@ -93,6 +97,10 @@ int xp_variant_total(void);
 /* CUDA side, defined in src/cuda when built (else in src/core/cuda_absent.c). */
 int xp_cuda_probe(void);            /* XPOSE_OK, XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE */
 int xp_cuda_is_device_ptr(const void *p);
+/* XPOSE_OK where a kernel on the current device may dereference p (device memory of this device or of a peer it
+ * can reach, managed memory, mapped pinned memory, or any memory where the device reads pageable memory), else
+ * XPOSE_ERR_POINTER: a kernel given plain host memory faults and leaves the caller's CUDA context unusable. */
+int xp_cuda_check_ptr(const void *p);
 int xp_cuda_sync(void *stream);     /* waits for the stream; maps errors to XPOSE_ERR_CUDA */
 
 #ifdef __cplusplus

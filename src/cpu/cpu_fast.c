@@ -135,6 +135,17 @@ static void run_tile(const plan *p, size_t t, unsigned char *buf)
         p->region(s, p->lds, ni, nj, d, p->ldd);
 }
 
+/* Non-temporal stores are weakly ordered: each thread publishes its own before the call returns. */
+static void publish(int nt)
+{
+#if XP_FAST_X86
+    if (nt)
+        _mm_sfence();
+#else
+    (void)nt;
+#endif
+}
+
 int xp_cpu_fast(const xp_call *c)
 {
     const xp_shape *s = &c->s;
@@ -209,19 +220,22 @@ int xp_cpu_fast(const xp_call *c)
     p.tiles_i = (s->rows + p.lag + p.ti - 1) / p.ti;
     p.tiles_j = (s->cols + p.tj - 1) / p.tj;
     long long tiles = (long long)(s->batch * p.tiles_i * p.tiles_j);
-    int threaded = bytes >= ((size_t)128 << 10) && tiles > 1;
+    if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) { /* no OpenMP region at all: a team costs more than this */
+        _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
+        for (long long t = 0; t < tiles; t++)
+            run_tile(&p, (size_t)t, buf);
+        publish(nt);
+        return XPOSE_OK;
+    }
     long long run = run_length(&p, tiles);
     (void)run; /* read by the OpenMP schedule only */
-#pragma omp parallel if (threaded)
+#pragma omp parallel num_threads(xpose_get_threads())
     {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
             run_tile(&p, (size_t)t, buf);
-#if XP_FAST_X86
-        if (nt)
-            _mm_sfence(); /* non-temporal stores are weakly ordered: publish them before the call returns */
-#endif
+        publish(nt);
     }
     return XPOSE_OK;
 }

@@ -54,6 +54,5 @@ void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, siz
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
 int xp_cpu_fast(const xp_call *c);
-int xp_cpu_openblas(const xp_call *c);
 
 #endif

@@ -20,7 +20,10 @@ static inline int xp_elem_index(size_t es) { return es == 1 ? 0 : es == 2 ? 1 : 
 typedef void (*xp_mat_fn)(size_t rows, size_t cols, const void *src, size_t lds, void *dst, size_t ldd,
                           int param);
 
-/* Runs fns[elem index] over every batch member of the call. */
+/* Work below this many bytes runs on the calling thread: starting a team costs more than it moves. */
+#define XP_CPU_SERIAL_BYTES ((size_t)128 << 10)
+
+/* Runs fns[elem index] over every batch member of the call, on the calling thread. */
 int xp_cpu_each_matrix(const xp_call *c, const xp_mat_fn fns[5]);
 
 /* The seeds' nested loop, generalised: the baseline and the reference of the CPU side. */

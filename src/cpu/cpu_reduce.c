@@ -51,7 +51,7 @@
         const T *x = src;                                                                               \
         A part[SLICES];                                                                                 \
         size_t q = n / SLICES, r = n % SLICES;                                                          \
-        _Pragma("omp parallel for schedule(static) if (n >= SERIAL_BELOW)")                             \
+        _Pragma("omp parallel for schedule(static) num_threads(xpose_get_threads()) if (n >= SERIAL_BELOW)") \
         for (int k = 0; k < SLICES; k++) {                                                              \
             size_t uk = (size_t)k, begin = uk * q + (uk < r ? uk : r);                                  \
             part[k] = NAME##_slice(x + begin, q + (uk < r));                                            \

@@ -27,6 +27,37 @@ extern "C" int xp_cuda_is_device_ptr(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+extern "C" int xp_cuda_check_ptr(const void *p)
+{
+    cudaPointerAttributes a;
+    int dev = 0, ok = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_POINTER;
+    }
+    switch (a.type) {
+    case cudaMemoryTypeManaged:
+        return XPOSE_OK;
+    case cudaMemoryTypeDevice:
+        /* Another device's memory: reachable where peer access is possible (the caller must have enabled it). */
+        if (a.device == dev || (cudaDeviceCanAccessPeer(&ok, dev, a.device) == cudaSuccess && ok))
+            return XPOSE_OK;
+        break;
+    case cudaMemoryTypeHost:
+        /* Pinned memory the kernel can use at the same address (mapped, under unified addressing). */
+        if (a.devicePointer == p)
+            return XPOSE_OK;
+        break;
+    default:
+        /* Pageable memory: only on systems where the device reads it (HMM, ATS). */
+        if (cudaDeviceGetAttribute(&ok, cudaDevAttrPageableMemoryAccess, dev) == cudaSuccess && ok)
+            return XPOSE_OK;
+        break;
+    }
+    cudaGetLastError();
+    return XPOSE_ERR_POINTER;
+}
+
 extern "C" int xp_cuda_sync(void *stream)
 {
     return xp_cuda_status_of(cudaStreamSynchronize((cudaStream_t)stream));

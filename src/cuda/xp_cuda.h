@@ -15,9 +15,8 @@ extern "C" {
 #define XP_CUDA_FN(f) NULL
 #endif
 
-/* Peers: the bandwidth bound and the library reference. */
+/* The bandwidth bound every GPU row is compared to. */
 int xp_cuda_memcpy(const xp_call *c);
-int xp_cuda_cublas_geam(const xp_call *c);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,9 @@
-/* peers.cu: the reference rows: cudaMemcpy device to device (the bound) and cuBLAS geam (the library). */
+/* cublas_geam.cu: the `cublas-geam` peer row: cuBLAS ?geam with op(A) = A^T, the GPU library reference. */
 #include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
 #include <mutex>
-#include "xp_cuda_util.cuh"
-
-extern "C" int xp_cuda_memcpy(const xp_call *c)
-{
-    size_t bytes = c->s.batch * c->s.rows * c->s.cols * c->s.es;
-    return xp_cuda_status_of(cudaMemcpyAsync(c->dst, c->src, bytes, cudaMemcpyDeviceToDevice, xp_stream(c)));
-}
+#include "peers.h"
 
 /* One handle per device, made once: creating a handle costs far more than a transpose. The mutex guards
  * the cache (the only shared state), and the handle is bound to the caller's stream per call under it. */
@@ -56,7 +52,7 @@ extern "C" int xp_cuda_cublas_geam(const xp_call *c)
         return XPOSE_ERR_UNSUPPORTED;
     std::lock_guard<std::mutex> guard(handle_lock);
     cublasHandle_t h = handle_for_current_device();
-    if (!h || cublasSetStream(h, xp_stream(c)) != CUBLAS_STATUS_SUCCESS)
+    if (!h || cublasSetStream(h, (cudaStream_t)c->stream) != CUBLAS_STATUS_SUCCESS)
         return XPOSE_ERR_LIBRARY;
     for (size_t b = 0; b < c->s.batch; b++) {
         const char *src = (const char *)c->src + b * c->s.ss * c->s.es;

@@ -1,5 +1,5 @@
 /* cpu_openblas.c: cpu-openblas, the library peer: OpenBLAS's out-of-place transposed copy (?omatcopy). */
-#include "cpu_fast.h"
+#include "peers.h"
 
 #ifdef XPOSE_HAVE_OPENBLAS
 #include <cblas.h>
