@@ -267,6 +267,29 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     expect 2 "plot without gnuplot" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /tmp/x.png
 fi
+# xpose overhead: a CSV of its rows; bad input exits 2 with one line; --version names the header's version.
+usage_error "overhead: unknown option" -- "$X" overhead --bogus
+usage_error "overhead: zero rows" -- "$X" overhead --rows 0
+usage_error "overhead: unknown backend" -- "$X" overhead --backend tpu
+usage_error "overhead: stray argument" -- "$X" overhead extra
+check "overhead --csv: a header and the two CPU rows, each a positive time" \
+    "$("$X" overhead --backend cpu --calls 20 --rounds 3 --csv --size 9 --type double)" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert [r["call"] for r in rows] == ["xpose_transpose", "plain nested loop"], rows
+assert all(r["backend"] == "cpu" and r["rows"] == "9" and r["elem_size"] == "8" and float(r["us_per_call"]) > 0
+           for r in rows), rows
+'
+if ! "$X" --version | grep -q "CUDA backend yes"; then
+    usage_error "overhead --backend cuda without CUDA" -- "$X" overhead --backend cuda
+fi
+want_version=$(sed -n 's/^#define XPOSE_VERSION_STRING "\(.*\)"$/\1/p' "$(dirname "$0")/../include/xpose.h")
+check "--version says the version and the build" "$("$X" --version)" "
+import sys
+t = sys.stdin.read()
+assert t.startswith('xpose $want_version (ABI '), t
+assert 'CUDA backend' in t and 'OpenMP' in t and 'cublas-geam' in t, t
+"
 # A plot that cannot be drawn is refused before the bench runs (gnuplot would draw the PNG to standard output instead).
 usage_error "plot into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png
 usage_error "plot file name with a quote" -- "$X" bench --size 64 --backend cpu --reps 1 --plot "/tmp/xpose'plot.png"

@@ -13,7 +13,8 @@ static void overhead_usage(FILE *f)
           "  --type T                       element type, as in xpose bench (default float)\n"
           "  --backend cpu|cuda|all         (default all: cuda is skipped where it cannot run)\n"
           "  --calls K                      calls per timed round (default 1000)\n"
-          "  --rounds K                     timed rounds; the median round is reported (default 51)\n",
+          "  --rounds K                     timed rounds; the median round is reported (default 51)\n"
+          "  --csv                          CSV (backend,call,rows,cols,elem_size,us_per_call) instead of a table\n",
           f);
 }
 
@@ -70,9 +71,14 @@ static int time_cpu(int which, const xpose_layout *l, const void *src, void *dst
     return XPOSE_OK;
 }
 
+static int csv;
+
 static void print_row(const char *backend, const char *call, const xpose_layout *l, double us)
 {
-    printf("%-8s %-40s %6zux%-6zu %5zu %10.3f\n", backend, call, l->rows, l->cols, l->elem_size, us);
+    if (csv)
+        printf("%s,%s,%zu,%zu,%zu,%.3f\n", backend, call, l->rows, l->cols, l->elem_size, us);
+    else
+        printf("%-8s %-40s %6zux%-6zu %5zu %10.3f\n", backend, call, l->rows, l->cols, l->elem_size, us);
 }
 
 int cmd_overhead(int argc, char **argv)
@@ -81,6 +87,7 @@ int cmd_overhead(int argc, char **argv)
                                          {"size", required_argument, 0, 's'},  {"type", required_argument, 0, 't'},
                                          {"backend", required_argument, 0, 'b'}, {"calls", required_argument, 0, 'k'},
                                          {"rounds", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
+                                         {"csv", no_argument, 0, 'v'},
                                          {0, 0, 0, 0}};
     xpose_layout l = {.rows = 8, .cols = 8, .elem_size = 4};
     size_t calls = 1000, rounds = 51, v;
@@ -98,6 +105,7 @@ int cmd_overhead(int argc, char **argv)
         case 'k': st = parse_size("--calls", optarg, &calls); break;
         case 'n': st = parse_size("--rounds", optarg, &rounds); break;
         case 'b': backend = optarg; break;
+        case 'v': csv = 1; break;
         case 'h': overhead_usage(stdout); return 0;
         default:
             fprintf(stderr, "xpose overhead: unknown or incomplete option '%s' (try xpose overhead --help)\n",
@@ -126,7 +134,10 @@ int cmd_overhead(int argc, char **argv)
         fprintf(stderr, "xpose overhead: --backend cuda: %s\n", why);
         return CLI_EXIT_USAGE;
     }
-    printf("%-8s %-40s %13s %5s %10s\n", "backend", "call", "shape", "elem", "us/call");
+    if (csv)
+        printf("backend,call,rows,cols,elem_size,us_per_call\n");
+    else
+        printf("%-8s %-40s %13s %5s %10s\n", "backend", "call", "shape", "elem", "us/call");
     if (cpu) {
         size_t bytes = l.rows * l.cols * l.elem_size;
         void *src = aligned_alloc(64, (bytes + 63) / 64 * 64), *dst = aligned_alloc(64, (bytes + 63) / 64 * 64);
@@ -146,7 +157,7 @@ int cmd_overhead(int argc, char **argv)
             return 1;
         }
         print_row("cpu", "xpose_transpose", &l, us[0]);
-        print_row("cpu", "plain nested loop (reference)", &l, us[1]);
+        print_row("cpu", "plain nested loop", &l, us[1]);
     }
     if (cuda && gpu_ready(why, sizeof why)) {
         double us[4];
@@ -160,7 +171,7 @@ int cmd_overhead(int argc, char **argv)
         print_row("cuda", "xpose_transpose (synchronous round trip)", &l, us[2]);
         print_row("cuda", "xpose's checks alone (no launch)", &l, us[3]);
     } else if (cuda) {
-        printf("# cuda skipped: %s\n", why);
+        fprintf(stderr, "xpose overhead: cuda skipped: %s\n", why);
     }
     return 0;
 }
