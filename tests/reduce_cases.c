@@ -1,5 +1,5 @@
 /* reduce_cases.c: the reduction cases both test suites run: sizes, data kinds, offsets and special values,
- * each result checked against tools/reduce_ref.c's reference, for every variant and the production path. */
+ * each result checked against reference/reduce_ref.c's reference, for every variant and the production path. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_stats.c: the bench's summaries of timed samples (tools/summary.c): median, spread, mean of the middle half. */
+/* test_stats.c: the bench's summaries of timed samples (cli/summary.c): median, spread, mean of the middle half. */
 #include <math.h>
 #include "cli.h"
 #include "testing.h"

@@ -1,13 +1,13 @@
 """python_peers.py: xpose's production GPU transpose against PyTorch (`x.t().contiguous()`) and CuPy
 (`cupy.ascontiguousarray(x.T)`), all as % of a device-to-device copy of the same bytes timed in the same run.
 
-Timed the way `xpose bench` times its GPU rows (tools/gpu_bench.c): every round runs each job once, in a shuffled
+Timed the way `xpose bench` times its GPU rows (cli/gpu_bench.c): every round runs each job once, in a shuffled
 order, each after a read of a buffer twice the L2 and between two CUDA events on one stream; a job's time is the mean
 of the middle half of its rounds. Every job's output is checked, bit for bit, against PyTorch's `x.t()` read
 element by element (xpose's into a poisoned destination) before any timing; a mismatch ends the run with status 1.
 Needs PyTorch with a CUDA device; CuPy is optional (its column says n/a where it is missing).
 
-Usage: python3 tools/python_peers.py [--lib build/libxpose.so] [--reps 30] [--cases all|quick] [--csv FILE]
+Usage: python3 scripts/python_peers.py [--lib build/libxpose.so] [--reps 30] [--cases all|quick] [--csv FILE]
 """
 import argparse
 import gc

@@ -16,7 +16,7 @@ residues whose tiles take at least 1400 wavefronts at their stride (skew_heavy_1
 Compute's: at 2501 x 2503 bytes, stride 131, the model's 527 wavefronts a tile past one a warp access against 515
 shared-memory bank conflicts a tile counted by l1tex__data_bank_conflicts_pipe_lsu_mem_shared (2401 x 2403 at 135: 271
 against 267; 2001 x 4001 at 165: 15 and 15).
-Usage: python3 tools/skew_banks.py [--bytes | --halves]
+Usage: python3 scripts/skew_banks.py [--bytes | --halves]
 """
 import itertools
 import random

@@ -3,7 +3,7 @@
 # sm_90, the GPU tests, compute-sanitizer memcheck and racecheck over the `fast` rows, then the peer and shape
 # benches behind README's H200 tables, the small-squares peer sweep (device_sweep.sh) and the PyTorch / CuPy
 # comparison (python_peers.py). Logs go to $OUT (default ./device-out); a short table is printed last.
-# Usage: [SANITIZE=0] bash tools/device_check.sh [--quick|--bench]   (--quick: tests and sanitizers only; --bench: the
+# Usage: [SANITIZE=0] bash scripts/device_check.sh [--quick|--bench]   (--quick: tests and sanitizers only; --bench: the
 # benches only, reusing $BUILD where it holds a build; SANITIZE=0: no sanitizers, for a tree whose kernels are
 # byte-identical to ones they passed). --quick then --bench is the whole check in two device calls.
 set -u
@@ -59,12 +59,12 @@ V="--backend cuda --variants fast,cublas-geam,memcpy --reps 30" # --backend cuda
     "$X" bench --rows 1 --cols 1000000 --type float $V
     "$X" bench --rows 1000000 --cols 1 --type u8 $V
 } > "$OUT/bench.txt" 2>&1
-BUILD="$B" OUT="$OUT" RUNS=2 REPS=1000 bash tools/device_sweep.sh > "$OUT/sweep.txt" 2>&1
-python3 tools/python_peers.py --lib "$B/libxpose.so" --reps 30 --csv "$OUT/python-peers.csv" > "$OUT/python-peers.txt" 2>&1 ||
+BUILD="$B" OUT="$OUT" RUNS=2 REPS=1000 bash scripts/device_sweep.sh > "$OUT/sweep.txt" 2>&1
+python3 scripts/python_peers.py --lib "$B/libxpose.so" --reps 30 --csv "$OUT/python-peers.csv" > "$OUT/python-peers.txt" 2>&1 ||
     echo "python_peers.py: exit $?" >> "$OUT/python-peers.txt"
 echo "== fast, cublas-geam and memcpy rows (variant, shape, elem, GB/s, % of memcpy)"
 grep -E '^(fast  |cublas-geam|memcpy) ' "$OUT/bench.txt" | awk '{print $1, $2, $3, $(NF-4), $(NF-3)}'
-echo "== peer sweep, % of memcpy in two runs (tools/device_sweep.sh)"
+echo "== peer sweep, % of memcpy in two runs (scripts/device_sweep.sh)"
 cat "$OUT/sweep.txt"
-echo "== against PyTorch and CuPy, % of memcpy (tools/python_peers.py)"
+echo "== against PyTorch and CuPy, % of memcpy (scripts/python_peers.py)"
 cat "$OUT/python-peers.txt"

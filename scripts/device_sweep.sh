@@ -2,7 +2,7 @@
 # device_sweep.sh: the small-squares peer sweep behind README's table, run on the device machine from the repository
 # root: Release build for sm_90 (skipped if $BUILD already holds one), then RUNS x `xpose bench --peers --sweep
 # --sweep-max 4096` at REPS repetitions, each a CSV under $OUT, and sweep_compare.py's table of them last.
-# Usage: [RUNS=2] [REPS=1000] [VARIANTS=fast/,cublas-geam,memcpy] [ORDER=--by-row] bash tools/device_sweep.sh
+# Usage: [RUNS=2] [REPS=1000] [VARIANTS=fast/,cublas-geam,memcpy] [ORDER=--by-row] bash scripts/device_sweep.sh
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -19,4 +19,4 @@ for r in $(seq 1 "${RUNS:-2}"); do
         --reps "${REPS:-1000}" --format csv ${ORDER:-} > "$f" 2> "$f.err" || echo "sweep $r: exit $? ($(tail -1 "$f.err"))"
     csvs+=("$f")
 done
-python3 tools/sweep_compare.py "${csvs[@]}"
+python3 scripts/sweep_compare.py "${csvs[@]}"
