@@ -32,6 +32,12 @@ version=$(sed -n 's/^#define XPOSE_VERSION_STRING "\(.*\)"$/\1/p' "$inst/include
 needed=$(objdump -p "$libdir/libxpose.so" | awk '/NEEDED/ {print $2}')
 echo "libxpose.so NEEDs:" $needed
 echo "$needed" | grep -qiE 'cublas|openblas|blas' && fail "libxpose.so needs a peer library"
+# Every build exports every function the installed headers declare (a CPU-only build too: its CUDA entry points
+# return XPOSE_ERR_NOT_BUILT), and nothing else.
+declared=$(grep -ho 'XPOSE_API [^(]*(' "$inst"/include/xpose*.h | grep -o 'xpose_[a-z_]*' | sort -u)
+exported=$(nm -D --defined-only "$libdir/libxpose.so" | awk '{print $3}' | sort -u)
+[ "$declared" = "$exported" ] || fail "libxpose.so exports $(echo $exported), the headers declare $(echo $declared)"
+echo "libxpose.so exports the $(echo "$declared" | wc -l) functions the headers declare"
 soname=$(objdump -p "$libdir/libxpose.so" | awk '/SONAME/ {print $2}')
 abi=$(sed -n 's/^#define XPOSE_ABI_VERSION \([0-9]*\)$/\1/p' "$inst/include/xpose.h")
 [ "$soname" = "libxpose.so.$abi" ] || fail "SONAME $soname, xpose.h says ABI $abi"
