@@ -7,13 +7,15 @@
 #include <immintrin.h>
 #endif
 
+/* Quoted names are entries of docs/tuning.md, which give the measurements behind each rule. */
 #define XPF_TILE_COLS_BYTES 1024 /* a tile's width in source bytes */
-#define XPF_NT_BYTES (256 * 1024) /* from here on non-temporal stores won at every size measured */
-#define XPF_LINES_TILE_BYTES 512 /* a joined-lines tile's height in destination bytes */
+#define XPF_NT_BYTES (256 * 1024) /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
+#define XPF_LINES_TILE_BYTES 512 /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
 #define XPF_WC_LINES 10 /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
 
-/* XPOSE_CPU_ISA=scalar|avx2|avx512 caps the instruction set (to compare them, or to test every path). */
+/* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
+ * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
 static const xp_fast_isa *pick_isa(void)
 {
     const char *cap = getenv("XPOSE_CPU_ISA");
@@ -31,13 +33,8 @@ static const xp_fast_isa *pick_isa(void)
 }
 
 /* Whether the tiles that store from registers (the region and joined-lines paths) are short (short_tile_rows): with
- * the SIMD kernels on an AMD core, or where a lab row asks (cpu-fast/short, cpu-fast/long: the A/B on any machine).
- * Tiles of 32-64 rows (joined lines: 512 bytes) were measured best on Intel cores; on a 2-core AMD EPYC (Zen 4) VM
- * short tiles ran 1.2-2.4x faster for 2- to 16-byte elements at 1024^2-8192^2, one and two threads, power-of-two
- * pitches or not, and joined lines of 4- and 8-byte elements up to 1.7x (docs/performance.md, CPU fifth pass). A
- * plausible reading, not measured (no counters on that VM): fewer source rows read at once are fewer streams for the
- * core's prefetchers. The AVX2 kernels (capped by XPOSE_CPU_ISA on the same core) gained as much or more: 8192^2
- * c128 892 -> 69 ms, float 81 -> 27, u16 34 -> 19 (one thread). */
+ * the SIMD kernels on an AMD core, where they measured faster, or where a lab row asks (cpu-fast/short, cpu-fast/long:
+ * the A/B on any machine) (docs/tuning.md, "cpu-fast: short tiles on AMD cores"). */
 static int short_tiles(const xp_fast_isa *isa, int tiles)
 {
     if (!isa->width || tiles != XPF_TILES_AUTO) /* the lab rows choose for themselves (scalar: no blocks to size) */
@@ -109,9 +106,8 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
 }
 
 /* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), shorter where that
- * would leave a thread fewer than 16 runs. Handed out as threads come free, not split in fixed halves: on a shared
- * host one core can run a transpose far slower than the other for seconds while a copy hardly notices (4000^2
- * bytes on one core: 1.3 or 1.9 ms), and a fixed split then waits for the slow half. */
+ * would leave a thread fewer than 16 runs, handed out as threads come free: one slow core then does not hold the
+ * call (docs/tuning.md, "cpu-fast: tile runs"). */
 static long long run_length(const plan *p, long long tiles)
 {
     long long per_thread = tiles / (16LL * xpose_get_threads()), run = (long long)p->tiles_j;
@@ -146,96 +142,122 @@ static void publish(int nt)
 #endif
 }
 
-int xp_cpu_fast(const xp_call *c)
+/* The call's matrices, strides in bytes, and the height of one SIMD block. */
+static void plan_layout(plan *p, const xp_call *c, const xp_fast_isa *isa)
 {
     const xp_shape *s = &c->s;
-    const xp_fast_isa *isa = pick_isa();
-    plan p;
-    memset(&p, 0, sizeof p);
-    p.src = c->src;
-    p.dst = c->dst;
-    p.es = s->es;
-    p.rows = s->rows;
-    p.cols = s->cols;
-    p.lds = s->lds * s->es;
-    p.ldd = s->ldd * s->es;
-    p.ss = s->ss * s->es;
-    p.sd = s->sd * s->es;
-    p.copy = xp_shape_is_copy(s);
-    p.block_rows = isa->width ? isa->width / s->es : 1;
-    size_t bytes = s->batch * s->rows * s->cols * s->es;
+    memset(p, 0, sizeof *p);
+    p->src = c->src;
+    p->dst = c->dst;
+    p->es = s->es;
+    p->rows = s->rows;
+    p->cols = s->cols;
+    p->lds = s->lds * s->es;
+    p->ldd = s->ldd * s->es;
+    p->ss = s->ss * s->es;
+    p->sd = s->sd * s->es;
+    p->copy = xp_shape_is_copy(s);
+    p->block_rows = isa->width ? isa->width / s->es : 1;
+}
+
+/* The kernels of a call of `bytes` bytes. Where every destination row starts at the same offset in its line, tiles
+ * store straight from the registers; else rows on 4-byte boundaries join lines in registers ("cpu-fast: joined
+ * lines") and the rest are staged, as are registers narrower than a line that would leave more lines open than the
+ * core has write-combining buffers ("cpu-fast: staging"). Returns whether stores are non-temporal: they neither read
+ * the destination nor evict the source ("cpu-fast: non-temporal stores"). */
+static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_t bytes)
+{
+    const xp_shape *s = &c->s;
     int e = xp_elem_index(s->es);
-    /* Non-temporal stores neither read the destination first nor evict the source. */
     int nt = isa->row[1] && bytes >= XPF_NT_BYTES;
-    p.region = isa->region[nt][e];
-    p.region_plain = isa->region[0][e];
-    p.row = isa->row[nt];
-    /* Where every row starts at the same offset in its line, the tiles are shifted so that all but the first
-     * start on a line, and store straight from the registers; elsewhere each tile is staged. Staged too:
-     * streaming from registers narrower than a line, where a block leaves a half line open in more rows
-     * than the core has write-combining buffers, so that partial lines go to memory (AVX2 bytes: 16 rows,
-     * 7-8x slower than staged at 4000 and 8192; AVX2 u16, 8 rows, measured no gain from staging). */
-    p.staged = p.ldd % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0) ||
-               (nt && isa->width < XPF_LINE && 16 / s->es > XPF_WC_LINES);
-    /* Rows off line phase but on 4-byte boundaries (4000 bytes, say): lines joined in registers instead of
-     * staged, which took one more pass through the cache and did not overlap the stores with the loads
-     * (4000 u8: 0.45 -> 0.55-0.6 of memcpy, 1 and 2 threads). */
-    if (p.staged && isa->lines[nt][e] && (p.ldd | p.sd | (uintptr_t)c->dst) % 4 == 0) {
-        p.lines = isa->lines[nt][e];
-        p.staged = 0;
+    p->region = isa->region[nt][e];
+    p->region_plain = isa->region[0][e];
+    p->row = isa->row[nt];
+    p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd % XPF_LINE != 0) ||
+                (nt && isa->width < XPF_LINE && 16 / s->es > XPF_WC_LINES);
+    if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd | (uintptr_t)c->dst) % 4 == 0) {
+        p->lines = isa->lines[nt][e];
+        p->staged = 0;
     }
-    /* Tiles of 32 to 64 source rows measured best (fewer streams to prefetch, fewer aliasing rows at
-     * power-of-two strides); a staged tile spans at least 256 bytes, for its line of margin costs rows. */
-    p.ti = s->es <= 4 ? 64 : 32;
-    if (p.staged && p.ti * s->es < 256)
-        p.ti = 256 / s->es;
-    p.tj = XPF_TILE_COLS_BYTES / s->es;
-    /* Tiles of the joined-lines path start on a block, and each transposes the block above it again: 512
-     * bytes of rows keep that to 1/8 (256 and 1024 measured no better). */
-    if (p.lines) /* short tiles here from 4-byte elements on: 1- and 2-byte ones lost with them (CPU fifth pass) */
-        p.ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p.block_rows)
-                                                      : XPF_LINES_TILE_BYTES / s->es;
-    else if (!p.staged) {
-        if (short_tiles(isa, c->p0))
-            p.ti = short_tile_rows(s->es, p.block_rows);
-        p.lag = (p.ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p.ti) % p.ti;
-    }
-    /* Degenerate shapes: long tiles along the one long side, so that a copy moves big chunks. */
+    return nt;
+}
+
+/* One-row and one-column matrices: long tiles along the one long side, so that a copy moves big chunks. */
+static void plan_degenerate(plan *p, const xp_call *c)
+{
+    const xp_shape *s = &c->s;
     if (s->rows == 1) {
-        p.tj = 1 << 16;
-        p.staged = 0;
-        p.lag = 0;
-        p.lines = NULL;
+        p->tj = 1 << 16;
+        p->staged = 0;
+        p->lag = 0;
+        p->lines = NULL;
     }
     if (s->cols == 1) {
-        p.ti = 1 << 16;
-        p.staged = 0;
-        p.lag = 0;
-        p.lines = NULL;
+        p->ti = 1 << 16;
+        p->staged = 0;
+        p->lag = 0;
+        p->lines = NULL;
         /* A gather into one destination row per member: 16-byte elements fill whole blocks (one column), whose
          * streaming stores need lines that tiles 2^16 rows apart only reach where the row starts on one. */
-        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p.sd % XPF_LINE != 0))
-            p.region = p.region_plain;
+        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p->sd % XPF_LINE != 0))
+            p->region = p->region_plain;
     }
-    p.tiles_i = (s->rows + p.lag + p.ti - 1) / p.ti;
-    p.tiles_j = (s->cols + p.tj - 1) / p.tj;
-    long long tiles = (long long)(s->batch * p.tiles_i * p.tiles_j);
-    if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) { /* no OpenMP region at all: a team costs more than this */
+}
+
+/* Tile heights (32-64 source rows, or short ones: "cpu-fast: tile heights", "cpu-fast: short tiles on AMD cores") and
+ * widths, the shift that starts register-stored tiles on a destination line, and the tile counts. */
+static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
+{
+    const xp_shape *s = &c->s;
+    p->ti = s->es <= 4 ? 64 : 32;
+    if (p->staged && p->ti * s->es < 256) /* a staged tile's line of margin costs rows */
+        p->ti = 256 / s->es;
+    p->tj = XPF_TILE_COLS_BYTES / s->es;
+    if (p->lines) /* short joined lines from 4-byte elements on only */
+        p->ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p->block_rows)
+                                                       : XPF_LINES_TILE_BYTES / s->es;
+    else if (!p->staged) {
+        if (short_tiles(isa, c->p0))
+            p->ti = short_tile_rows(s->es, p->block_rows);
+        p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
+    }
+    plan_degenerate(p, c);
+    p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
+    p->tiles_j = (s->cols + p->tj - 1) / p->tj;
+}
+
+/* Every tile of the plan: on the calling thread where the call is small (a team costs more than it moves) or one
+ * tile, else over the OpenMP threads in runs (run_length). */
+static void run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
+{
+    if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
         for (long long t = 0; t < tiles; t++)
-            run_tile(&p, (size_t)t, buf);
+            run_tile(p, (size_t)t, buf);
         publish(nt);
-        return XPOSE_OK;
+        return;
     }
-    long long run = run_length(&p, tiles);
+    long long run = run_length(p, tiles);
     (void)run; /* read by the OpenMP schedule only */
 #pragma omp parallel num_threads(xpose_get_threads())
     {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
-            run_tile(&p, (size_t)t, buf);
+            run_tile(p, (size_t)t, buf);
         publish(nt);
     }
+}
+
+int xp_cpu_fast(const xp_call *c)
+{
+    const xp_shape *s = &c->s;
+    const xp_fast_isa *isa = pick_isa();
+    const size_t bytes = s->batch * s->rows * s->cols * s->es;
+    plan p;
+    plan_layout(&p, c, isa);
+    const int nt = plan_kernels(&p, c, isa, bytes);
+    plan_tiles(&p, c, isa);
+    run_tiles(&p, (long long)(s->batch * p.tiles_i * p.tiles_j), bytes, nt);
     return XPOSE_OK;
 }

@@ -65,13 +65,9 @@ XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t 
 
 /* Blocks walk down a tile one 16-byte column at a time, so every source row of the tile is a stream of its own that
  * moves on by a line only every fourth pass: 64-512 streams, more than the core's prefetchers follow. So each block
- * asks for the line AHEAD bytes past its own column in a quarter of its rows (this pass's quarter: over the four passes
- * of a line every row gets one), read-only into L2. Distances: the region path (tiles of one block) gets through a line
- * in 4 blocks, the joined-lines path (512-row tiles) in 4 x 8, hence 256 and 128 bytes. 1- to 4-byte elements only: 8
- * and 16 bytes measured level (c128 8192^2 -6 % at 256). One thread on a Zen 4 VM, cold, alternating processes, ms
- * (docs/performance.md, CPU seventh pass): u8 1000^2 0.27 -> 0.16, 2000^2 0.66-0.68 -> 0.39-0.41, 4000^2 2.0-2.2 ->
- * 1.3-1.4; u16 2000^2 1.07-1.09 -> 0.60-0.64, 4000^2 3.4-4.4 -> 1.95-1.99; float 4000^2 4.45-4.47 -> 3.86-4.05; pitches
- * of whole 4 KiB pages (8192^2) level. */
+ * asks for the line AHEAD bytes past its own column in a quarter of its rows (over the four passes of a line every row
+ * gets one), read-only into L2: 256 bytes on the region path, 128 on joined lines; 1- to 4-byte elements only
+ * (docs/tuning.md, "cpu-fast: prefetch ahead"). */
 #define XPF_AHEAD_REGION 256
 #define XPF_AHEAD_LINES 128
 
@@ -105,23 +101,10 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
 }
 
 /* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a register's
- * width read the same lines again. Where the source pitch is a multiple of this, those rows share their address bits
- * 0-11, so all of them fall in one L1 set (64 sets of 64-byte lines on current x86 cores: 4 KiB a way, 8-12 ways),
- * which cannot hold them from one block to the next: each block fetched its lines again from L2. There the strip of
- * rows one register wide is first copied into a contiguous buffer, a whole register per row, and the blocks read the
- * buffer. One thread on a Zen 4 core, % of cpu-memcpy, same process pairs (docs/performance.md, CPU sixth pass): 8192^2
- * 40-42 -> 52-56 (two threads 59 -> 72), 4096^2 38-39 -> 46-47, 2048 x 16384 42 -> 59, 16384 x 4096 39-41 -> 54, 4096 x
- * 12288 39 -> 52; AVX2 8192^2 27-28 -> 39-40. Elsewhere the copy costs more than it saves: pitches 1024, 2048, 3584,
- * 5120 and 8000 lost 8-31 points with it, and 2- to 16-byte blocks (32 rows or fewer) lost 1-16 at 8192^2. With each
- * strip asking for its rows' lines ahead (xpf_copy_strip), 2-byte strips gain too, one thread, alternating processes,
- * ms: 4096^2 4.12-4.18 -> 3.50-3.55, 8192^2 16.6-16.8 -> 14.2-14.3, 2048 x 16384 8.2-8.5 -> 6.8-6.9 (without the
- * prefetch level, as before); bytes 4096^2 2.48-2.64 -> 2.27-2.37, 8192^2 level, joined lines 4000 x 8192 5.13 ->
- * 4.72-4.87 (docs/performance.md, CPU seventh pass). The copy had cost most of what was left (8192^2 bytes: 7.3 ms
- * through strips at the unaliased pitch 8208, 4.7-4.9 direct); with each strip copied a quarter at a time under the
- * previous strip's blocks (xpf_region), one thread, same processes, two or three rounds, ms: u8 8192^2 7.9-8.6 ->
- * 5.7-6.1, 4096^2 2.0-2.1 -> 1.46-1.48, 16384 x 4096 8.0-8.9 -> 5.9, 4096 x 12288 5.9-6.0 -> 4.1, 2048 x 16384 3.3-3.7
- * -> 2.6; u16 8192^2 13.5-13.9 -> 11.6-11.8, 4096^2 3.28 -> 2.82-2.90; two threads u8 8192^2 4.6-5.0 -> 3.9-4.3, u16
- * 8.2 -> 6.1-6.3 (CPU eighth pass). */
+ * width read the same lines again. Where the source pitch is a multiple of this, those rows fall in one L1 set, which
+ * cannot hold them from one block to the next. There the strip of rows one register wide is first copied into a
+ * contiguous buffer, a whole register per row, and the blocks read the buffer (docs/tuning.md, "cpu-fast: strips on
+ * 4 KiB pitches"), each strip copied under the previous strip's blocks ("cpu-fast: overlapped strips"). */
 #define XPF_ALIAS_PITCH 4096
 
 /* Rows 0 .. h - 1 of a strip one register wide, from src (pitch lds) into strip (pitch XPF_W), after asking for the
@@ -138,7 +121,7 @@ XPF_INLINE void xpf_copy_strip(size_t h, const unsigned char *src, size_t lds, u
 
 /* Whether es-byte blocks of H rows read from source pitch lds go through strips (XPF_ALIAS_PITCH says why): 1-byte
  * blocks, and 2-byte ones only where a block writes whole destination lines (AVX-512): the AVX2 blocks' half lines, 16
- * rows of them open at once across a strip, ran 2.5x slower (u16 4096^2 4.6 -> 11.9 ms). */
+ * rows of them open at once across a strip, ran slower ("cpu-fast: strips on 4 KiB pitches"). */
 XPF_INLINE int xpf_strips_pay(size_t es, size_t H, size_t lds)
 {
     return (es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0;
@@ -241,21 +224,16 @@ XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned
  * two-source permute joins. So every line is written whole, once, straight from the registers, with no staging pass.
  * The line straddling the tile's top belongs to this tile, which therefore transposes the block above first (the
  * previous tile's rows); the one straddling its bottom belongs to the next tile. At the matrix's first and last rows,
- * masked stores; rows short of a block go to the narrower set with plain stores. 1- and 2-byte strips on source pitches
- * of whole 4 KiB pages go through a buffer first, as in xpf_region (XPF_ALIAS_PITCH says why), with four blocks of
- * carried-over registers a strip: one thread, same process pairs, 4000 x 8192 7.68-7.70 -> 5.31-5.38 ms (two threads
- * 4.04 -> 3.11), 3000 x 4096 3.21-3.42 -> 2.44-2.48, 2000 x 4096 2.20 -> 1.82-1.87, 1500 x 8192 3.59-3.63 -> 3.12
- * (docs/notes/cpu-v6-alias-strip.txt); with each strip copied under the blocks of the one before, 4000 x 8192 4.7-5.6
- * -> 4.1-4.2, 3000 x 4096 2.1-2.5 -> 1.8; 2-byte strips where a block writes whole lines (AVX-512, as in xpf_region),
- * u16 4002 x 4096 7.0-7.6 -> 3.3-3.4, 2002 x 8192 7.4-11.1 -> 4.5-4.6, 3002 x 4096 5.2-6.1 -> 2.5-2.6
- * (docs/notes/cpu-v8-strip-overlap.txt). */
+ * masked stores; rows short of a block go to the narrower set with plain stores ("cpu-fast: joined lines"). 1- and
+ * 2-byte strips on source pitches of whole 4 KiB pages go through a buffer first, as in xpf_region (XPF_ALIAS_PITCH
+ * says why), with four blocks of carried-over registers a strip ("cpu-fast: overlapped strips"). */
 XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
                           size_t ldd, int first, int last, int nt)
 {
     const size_t R = 16 / es, H = XPF_LANES * R, K = ni / H, nj_v = nj - nj % R;
     size_t j = 0;
-    /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last: in those two they
-     * lost (1000 x 4096 bytes, both tiles first or last, 1.18-1.25 -> 1.32-1.47 ms), in the others they gain. */
+    /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last only: in those two
+     * they lost ("cpu-fast: strips on 4 KiB pitches"). */
     if (xpf_strips_pay(es, H, lds) && !first && !last) {
         enum { B = XPF_W / 16 }; /* blocks across a strip */
         const size_t Q = H / B, SW = XPF_W / es; /* rows copied under each block; columns a strip */

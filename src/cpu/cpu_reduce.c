@@ -6,7 +6,7 @@
 
 /* The split into slices and lanes never depends on the thread count, and partials are combined in a fixed
  * pairwise order, so the result is the same bits for any number of threads. The depth of the float sum
- * tree is n / (SLICES * LANES) + 13, well inside the documented n / 256 + 64 (docs/reductions.md). */
+ * tree is n / (SLICES * LANES) + 13, well inside the documented n / 256 + 64 (docs/variants.md, "Reductions"). */
 #define SLICES 1024
 #define LANES 8
 #define SERIAL_BELOW ((size_t)1 << 16) /* below this, starting threads costs more than the sum */

@@ -50,12 +50,9 @@ template <class G, bool VEC_EDGES> __device__ __forceinline__ void move_tile(con
     }
 }
 
-/* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores.
- * Measured slower, so not used (docs/performance.md, docs/notes/fast-v2-*, fast-v7-*): a persistent,
- * register-pipelined kernel; cp.async loads (more blocks per SM, no gain); persistent cp.async double
- * buffers; a kernel without the element-wise path (fewer registers, more blocks per SM: slightly slower at
- * 16384^2, and no faster at 256^2-8192^2 with 4, 6 or 8 blocks per SM: docs/notes/fast-v20-*).
- * Blocks stride over tiles only when there are more than the grid can name. */
+/* One tile per block: the hardware's block scheduler overlaps one block's loads with another's stores, which
+ * persistent or pipelined kernels measured no better at (docs/tuning.md, "fast: one tile a block"). Blocks stride
+ * over tiles only when there are more than the grid can name. */
 template <class G, int MIN_BLOCKS = 4, bool VEC_EDGES = true>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const FastArgs a)
 {
@@ -67,11 +64,10 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel(const Fa
 }
 
 /* One matrix walked by one walk, down tile columns or row by row: the tile is the 2-D block index (x runs
- * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. Used at
- * 8 blocks per SM for 4-byte calls that fit one wave of FastTile tiles and for DenseTile's 8- and 16-byte
- * calls (launch), where it needs 32 registers without spilling (the grid-stride kernel spilled 48-172 bytes at
- * that bound with FastTile). CLUSTER_SYNC (whole tiles only, so that every block of a cluster meets the barrier):
- * the blocks of a cluster store together (FAST_SYNC_CLUSTER and FAST_SYNC_CLUSTER_WIDE in fast.cu say why). */
+ * down a tile column, or along a tile row), the same order as tile_at's with none of its divisions. At 8 blocks per
+ * SM (4-byte calls of one wave, DenseTile) it needs 32 registers without spilling, where the grid-stride kernel
+ * spilled 48-172 bytes ("fast: one wave at 8 blocks per SM"). CLUSTER_SYNC (whole tiles only, so that every block of
+ * a cluster meets the barrier): the blocks of a cluster store together ("fast: sync clusters"). */
 template <class G, int MIN_BLOCKS, bool FULL_TILES = false, bool CLUSTER_SYNC = false>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(const TileArgs a)
 {
@@ -84,11 +80,9 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
 }
 
 /* A whole tile of one matrix (the 2-D grid, as fast_kernel_direct), every load in flight, then stored in two halves
- * of TR / 2 source rows through one buffer of half the tile (cuBLAS geam's order). Two things gain by it (split_pays
- * says where). At 8 blocks per SM, 16 KB tiles need 136 KB of shared memory, which leaves the L1 92 KB for 128 KB
- * of loads in flight; halves need 72 KB and leave 156 (the same kernel with 24 KB a block was 3 % slower at c128
- * 1024^2 and 8 % at 896^2). With few blocks per SM, the first half leaves while the second half's loads are still on
- * their way. */
+ * of TR / 2 source rows through one buffer of half the tile (cuBLAS geam's order). At 8 blocks per SM, 16 KB tiles
+ * need 136 KB of shared memory, which leaves the L1 92 KB for 128 KB of loads in flight; halves need 72 KB. With few
+ * blocks per SM, the first half leaves while the second is still loading ("fast: split tiles"). */
 template <class G, int HALF> __device__ __forceinline__ void store_half(const VecTile<G> &vt, unsigned char *sm, char *dst,
                                                                        size_t ldd_b)
 {
@@ -109,8 +103,8 @@ template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kerne
     store_half<G, 1>(vt, sm, p.dst, a.ldd * G::ES);
 }
 
-/* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget. 4 blocks per SM (64
- * registers) against 3 (80): 8191x8193 float 76 -> 81.5, double 77 -> 85.5 % of memcpy (docs/notes/final4-shapes.txt). */
+/* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget: 4 blocks per SM (64 registers), which
+ * beat 3 (80) ("fast: skewed tiles"). */
 template <int ES, int RS, int MIN_BLOCKS = 4>
 __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(const FastArgs a)
 {
@@ -127,7 +121,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(con
 }
 
 /* 1-byte tiles on destination rows that start 16 bytes off a sector: fast_sector.cuh. On the 2-D grid in clusters
- * wherever `run` can name the tiles by block (FAST_BYTE_CLUSTER has the measurements), else grid-stride. */
+ * wherever `run` can name the tiles by block ("fast: byte clusters"), else grid-stride. */
 __global__ void __launch_bounds__(FAST_THREADS, 4) fast_sector_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];

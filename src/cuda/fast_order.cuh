@@ -5,9 +5,9 @@
 
 #include "xp_cuda.h"
 
-/* n / d for any 32-bit n as a multiply and a shift, d fixed per launch (m, s from the host: xp_div). A
- * 32-bit division costs about 25 instructions and tile_at needs three per tile, in every thread: that was
- * a sixth of the misaligned kernel's instructions (ncu, docs/notes/fast-v11-*). */
+/* n / d for any 32-bit n as a multiply and a shift, d fixed per launch (m, s from the host: xp_div). A 32-bit
+ * division costs about 25 instructions and tile_at needs three per tile, in every thread (docs/tuning.md, "fast: tile
+ * numbers by multiply-shift"). */
 struct XpDiv {
     unsigned d, m, s;
 };
@@ -68,12 +68,11 @@ template <class G> __device__ __forceinline__ TilePos tile_pos(const TileArgs &a
     return p;
 }
 
-/* Where tile number `tile` lies. Tiles are walked top to bottom in bands of `band` tile columns. With
- * bands one tile wide (the production order) the blocks running at once write consecutive segments of the
- * same few destination rows, so the writes stream through DRAM pages as a copy's would, and read short
- * segments (256 bytes: see FastTile) of many source rows. Measured: 1 > 2 > 4 > 8 > row by row
- * (docs/notes/fast-v8-*). With 2^walks_log2 > 1 walks, consecutive tiles go to the walks in turn, each walk
- * going down its own equal share of the tile columns (walk_count_log2 says why). */
+/* Where tile number `tile` lies. Tiles are walked top to bottom in bands of `band` tile columns. With bands one tile
+ * wide (the production order) the blocks running at once write consecutive segments of the same few destination
+ * rows, so the writes stream through DRAM pages as a copy's would ("fast: column walks"). With 2^walks_log2 > 1 walks,
+ * consecutive tiles go to the walks in turn, each down its own equal share of the tile columns ("fast: interleaved
+ * walks"). */
 template <class G> __device__ __forceinline__ TilePos tile_at(const FastArgs &a, size_t tile)
 {
     unsigned t = (unsigned)tile, b = div_by(t, a.per_mat), k = t - b * a.per_mat.d, tr, tc;

@@ -6,9 +6,8 @@
 #include "fast_tile.cuh"
 
 /* Why: a destination row that starts 16 bytes into a sector cuts every 128-byte tile segment into half
- * sectors at both ends, each half written by another block. At 16384^2 bytes with a destination pitch of
- * 16400 that held `fast` at 71 % of memcpy, against 95 % with a pitch of 16416 (sector-aligned rows) or 16512
- * (ncu: 3 % more DRAM bytes, DRAM throughput 60 % of peak against 80 %; docs/notes/final18-check.txt).
+ * sectors at both ends, each half written by another block, which held such calls far below the copy's speed
+ * (docs/tuning.md, "fast: sector tiles").
  *
  * The tile is FastTile<1>'s 128 x 256, walked in the same order. Destination row j of a tile (its column j)
  * takes source rows r0 .. r0 + 127 where its 128-byte segment starts on a sector (phase 0), else r0 - 16 ..

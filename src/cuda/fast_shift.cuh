@@ -6,9 +6,8 @@
 #include "fast_tile.cuh"
 
 /* Why: the skewed tile (fast_skew.cuh) places every byte of a misaligned source row at its true column in shared
- * memory and gathers output vectors byte by byte: 32 shared-memory instructions per 16 bytes moved, and 57-83 % of
- * memcpy for 1-byte elements on the H200 (16384^2 with pitch 16392: 57; 8191 x 8193: 69). Here a tile loads 128
- * source rows of 256 columns (FastTile<1>'s segments):
+ * memory and gathers output vectors byte by byte: 32 shared-memory instructions per 16 bytes moved (docs/tuning.md,
+ * "fast: shifted tiles"). Here a tile loads 128 source rows of 256 columns (FastTile<1>'s segments):
  * - loaded row r starts m_r bytes into a vector; its 256 columns lie in 17 aligned vectors (16 where m_r = 0),
  *   stored as loaded, one shared-memory store each. Column c of row r sits at byte c + m_r of the row.
  * - the gathers are the aligned kernel's (Gather<G, 1>: a word of 4 columns from each of 16 rows, byte permutes),
@@ -25,11 +24,9 @@
  *   fewer halo rows but leave the sector where two windows meet to two blocks (shift_halo in fast.cu picks).
  * - tall tiles (vector windows only; tall_pays in fast.cu says where) own 128 rows and load 144, 9 row groups: lane g
  *   still builds group g, the unit's 8 lanes build group 8 together (tall_pairs), and lane 0, whose group only
- *   serves lane 1, stores window vector 7 from groups 7 and 8. (Group 8 gathered into shared memory by 2 of the 8
- *   warps, behind one more barrier, took as long: docs/notes/fast-v53-byte-windows-waves.txt.)
- * Every store is a whole aligned vector except at the matrix's first and last rows. (Tiles that wrote the first and
- * last vectors of a 128-byte segment in parts, 1-8 bytes at a time, shared with the tiles above and below, ran at
- * 45 % of memcpy at 16384^2 with destination pitch 16385, against 80 for the skewed tiles.) */
+ *   serves lane 1, stores window vector 7 from groups 7 and 8 ("fast: tall windows").
+ * Every store is a whole aligned vector except at the matrix's first and last rows: segments whose end vectors were
+ * written in parts, shared with the tiles above and below, ran far slower ("fast: shifted tiles"). */
 template <int HALO, bool TALL = false> struct ShiftGeo {
     struct G { enum { ES = 1, TR = TALL ? 128 : 128 - HALO, TC = 256 }; }; /* the tile's own rows: tile_at's geometry */
     enum {

@@ -16,8 +16,7 @@
  *   of element r0: every window then starts on a sector boundary, so no two blocks write parts of one
  *   sector, and the windows of tiles r0 = 0, TR, 2 TR ... still partition the row (the first is clipped at
  *   0, the last at rows). Windows on 16-byte vector boundaries (d_j < E) wrote half sectors at both ends of
- *   half the rows; sector windows, against those in the same runs (docs/notes/fast-v31-skew-sectors.txt),
- *   % of memcpy: float +3.2..+3.6, double +1.7..+5.0, u16 +0.5..+3.0, u8 level to +1.9;
+ *   half the rows, and measured slower (docs/tuning.md, "fast: skewed tiles");
  * - so a tile needs source rows [r0 - (W - 1), r0 + TR): W - 1 rows more than its height;
  * - source rows are read as the aligned vectors that cover the tile's columns, one vector more than the
  *   aligned case where a row starts inside a vector, and placed in shared memory at their true column,
@@ -64,11 +63,8 @@ template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &
 
 /* 8-byte tiles load their source rows element by element, straight to their true columns in shared memory
  * by cp.async: no registers hold the loads and no per-word placement follows, and a warp still reads whole
- * 256-byte runs of a row. Against the vector path, same runs (docs/notes/fast-v27-*), % of memcpy: double
- * 8191x8193 90.6 -> 91.4 and 91.4 -> 92.5, 4001x4003 92.6 -> 93.5 and 94.6 -> 96.0, ld 16385/16387 88.3 ->
- * 89.0, 2001^2 100.1 -> 100.8 and 103.9 -> 106.1. Floats lost (8191x8193 91.1 -> 87.8, 4001x4003 95.1 ->
- * 93.0: 17 four-byte copies a thread instead of 5 vectors), and 6 or 8 blocks per SM instead of 4 lost
- * everywhere (double 8191x8193 83.7 and 59.8). */
+ * 256-byte runs of a row. Floats lost that way (17 four-byte copies a thread instead of 5 vectors) ("fast: skewed
+ * loads"). */
 template <int ES> struct SkewAsync { enum { ON = ES == 8 }; };
 
 /* The W - 1 + TR source rows of a skewed tile, copied as above; an edge tile skips rows outside the matrix
@@ -113,10 +109,8 @@ template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned ch
  * columns in shared memory. A tile row of TC elements that starts m bytes into a vector (m < 16) spans NCH
  * vectors, and one more where m > 0. Thread t reads vector t % NCH of rows t / NCH, + PER, + 2 PER ...; PER is
  * a multiple of 16, so those rows all start m bytes into a vector, and one offset, one pointer step and one
- * set of placement tests serve every round. Then thread t < SR reads the extra vector of row t. Against
- * slots taken in row order (row q / (NCH + 1), vector q % (NCH + 1)): 8191x8193 float 65.0 M -> 46.8 M instructions; % of
- * memcpy, same runs, float +0.4..+4, u8 +7..+8 (8191x8193) and +13 (ld 16385), u16 +9 at ld 16385 but
- * -1.3..-2.7 at 8191x8193, 4001x4003 and 2001^2 (docs/notes/fast-v27-*).
+ * set of placement tests serve every round. Then thread t < SR reads the extra vector of row t. That took 28 % fewer
+ * instructions than slots taken in row order ("fast: skewed loads").
  * EDGE: rows outside the matrix and vectors past the tile's nc columns are skipped, and vectors at the
  * span's ends read element-wise (the matrix's first or last bytes may sit in a vector the allocation does
  * not cover). */
@@ -161,8 +155,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_v
 /* One skewed tile. RS: bytes per tile row in shared memory (skew_stride_4: the stride with the fewest bank
  * conflicts). EDGE: the tile touches the matrix's first or last rows or its last columns, so rows outside
  * the matrix are not read, and destination vectors that cross the first or last row are written
- * element-wise; everything else stays 16 bytes wide (an element-wise edge tile cost 1.6 interior tiles:
- * docs/notes/fast-v13-*). */
+ * element-wise; everything else stays 16 bytes wide ("fast: edge tiles"). */
 template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_tile(const SkewArgs &k, unsigned char *sm)
 {
     typedef SkewGeo<ES> K;

@@ -5,9 +5,9 @@
 
 #include "xp_cuda_util.cuh"
 
-/* Tile shape per element size: a source row segment of 256 bytes (measured best with column-band order:
- * 128 bytes and 512 bytes were both slower, docs/notes/fast-v7-*, fast-v8-*) and a destination row segment
- * of >= 128 bytes (full lines on store). 16 KB, or 32 KB where 16 KB would cut the source segment. */
+/* Tile shape per element size: a source row segment of 256 bytes (128 and 512 were slower) and a destination row
+ * segment of >= 128 bytes (full lines on store); 16 KB, or 32 KB where 16 KB would cut the source segment
+ * (docs/tuning.md, "fast: tile shapes"). */
 template <int ES> struct FastTile;
 template <> struct FastTile<1> { enum { TR = 128, TC = 256 }; };
 template <> struct FastTile<2> { enum { TR = 128, TC = 128 }; };
@@ -15,13 +15,9 @@ template <> struct FastTile<4> { enum { TR = 64, TC = 64 }; };
 template <> struct FastTile<8> { enum { TR = 64, TC = 32 }; };
 template <> struct FastTile<16> { enum { TR = 64, TC = 16 }; };
 
-/* The smallest tiles the vector path allows (8 row groups, 8 chunks per row, one load per thread): more
- * blocks for matrices too small to fill the GPU a few times over with FastTile tiles. AUTO_MAX: calls of at
- * most this many FastTile tiles take them (XP_FAST_AUTO_TILES), with vector edge tiles. In two sweeps of
- * squares 256^2-4096^2 and ten edge shapes on the H200 they gained 6-9 points of memcpy for 1 byte up to
- * 1024^2 (32 FastTile tiles), 2 bytes up to 3000^2 (576 tiles; 4096^2 +1.5-2.7 but 2048^2 -1 in one run),
- * 4 bytes at 256^2 (+6) and 512^2 (+1-2), 8 bytes at 512^2 (+1-7); beyond those sizes they were level or
- * worse, and 16-byte tiles never gained (docs/notes/fast-v17-*, fast-v18-*). */
+/* The smallest tiles the vector path allows (8 row groups, 8 chunks per row, one load per thread): more blocks for
+ * matrices too small to fill the GPU a few times over with FastTile tiles. AUTO_MAX: calls of at most this many
+ * FastTile tiles take them (XP_FAST_AUTO_TILES), where they measured faster ("fast: small tiles"). */
 template <int ES> struct SmallTile;
 template <> struct SmallTile<1> { enum { TR = 128, TC = 128, AUTO_MAX = 32 }; };
 template <> struct SmallTile<2> { enum { TR = 64, TC = 64, AUTO_MAX = 1024 }; };
@@ -30,23 +26,13 @@ template <> struct SmallTile<8> { enum { TR = 32, TC = 16, AUTO_MAX = 128 }; };
 template <> struct SmallTile<16> { enum { TR = 16, TC = 16, AUTO_MAX = 0 }; };
 
 /* 8- and 16-byte calls past SmallTile's (XP_FAST_AUTO_TILES): half-height tiles of 8 KB (32 x 32 and 32 x 16
- * elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM as FastTile's 16 KB
- * at 4, in finer pieces, and 32 registers. Against FastTile in the same runs on the H200
- * (docs/notes/fast-v29-dense.txt), % of memcpy: 8-byte 2048^2 +1.3..+1.5, 1500^2 +2.1, 1000^2 +1.8, 4096^2
- * level to +1.2; 16-byte 2048^2 +0.9..+1.2, 1000^2 +4.5, 1500^2 +1.9; 16384^2 and 32768x8192 level (within
- * 0.1) for both. Calls of one wave of FastTile tiles (FastTile at 8 blocks per SM before) take them too: over
- * six sweeps in two runs (docs/notes/fast-v36-dense-one-wave.txt), 16-byte 256^2 +0..+1.9, 512^2 +0.3..+2.6,
- * 1000^2 +2.3, +3.6; 8-byte 1000^2 +1.3, +1.6, 1024^2 -0.6..+2.6, 512^2 -0.5..+0.5; but 16-byte 1024^2
- * -1.7..+2.2, behind in 4 of 6 sweeps. 4-byte 32 x 64 tiles lost 1.7 at 16384^2. */
+ * elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM as FastTile's 16 KB at 4, in
+ * finer pieces, and 32 registers ("fast: dense tiles"). */
 template <int ES> struct DenseTile { enum { TR = 32, TC = 256 / ES, BLOCKS = 8 }; };
 
-/* Large 4- to 16-byte calls whose source rows do not all start on a 128-byte line: 512-byte source segments
- * (64 x 128 elements of 4 bytes, 32 x 64 of 8, 32 x 32 of 16). A 256-byte segment off a line touches 3 lines
- * instead of 2, a 512-byte one 5 instead of 4. Against the tiles before, same runs on the H200, 16384^2 with
- * such a source pitch (docs/notes/fast-v34-wide.txt), % of memcpy: float 16392 92.7 -> 93.9, 16400 both sides
- * 92.5 -> 93.4 (and 91.7 -> 93.2, 91.6 -> 92.8 on another machine), double 16392 92.5 -> 94.5, c128 16388
- * 92.6 -> 94.4 (cuBLAS 94.7); 8192^2 float (8200) +0.3..+0.7; but float 4000^2 (4008, 3969 tiles) 95.3 ->
- * 93.6, so only from FAST_WIDE_MIN_TILES FastTile tiles on. Aligned rows lose 1-2 with them. 2 bytes: +0.4. */
+/* Large 4- to 16-byte calls (FAST_WIDE_MIN_TILES FastTile tiles or more) whose source rows do not all start on a
+ * 128-byte line: 512-byte source segments (64 x 128 elements of 4 bytes, 32 x 64 of 8, 32 x 32 of 16). A 256-byte
+ * segment off a line touches 3 lines instead of 2, a 512-byte one 5 instead of 4 ("fast: wide tiles"). */
 template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES }; };
 #define FAST_WIDE_MIN_TILES 16384
 
@@ -54,13 +40,9 @@ template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES
 
 /* Row groups one warp's store instruction covers: 8 (128 bytes of 4 destination rows), or for 8- and 16-byte
  * elements 16 / 32 (256 bytes of 2 rows, 512 bytes of 1), as far as the tile has them: each destination segment
- * leaves in one instruction. The gathers stay free of bank conflicts: a quarter-warp still reads 8 consecutive row
- * groups, an 8-byte half-warp both halves of 8 chunks (lane_group's pairing: 2 wavefronts for 256 bytes). 4-byte
- * warps over 16 row groups would meet 2-way conflicts under this swizzle, so 1-4 bytes keep 8. Against 8 row groups
- * in the same runs on the H200 (docs/notes/fast-v35-line-stores.txt), % of memcpy: 16-byte 16384^2 95.4 -> 96.1,
- * 32768x8192 95.7 -> 96.4, 4096^2 +0.4 (98.0 -> 98.4, cuBLAS 98.1), 2048^2 +0.2; 8-byte 16384^2 97.0 -> 97.5,
- * 32768x8192 97.2 -> 97.7, 2048^2-4096^2 level to +0.3 (8-byte FastTile tiles of one wave lost 1.2-3.1; they now
- * take DenseTile, 16 row groups, which gained there: docs/notes/fast-v36-dense-one-wave.txt). */
+ * leaves in one instruction ("fast: line stores"). The gathers stay free of bank conflicts: a quarter-warp still reads
+ * 8 consecutive row groups, an 8-byte half-warp both halves of 8 chunks (lane_group). 4-byte warps over 16 row groups
+ * would meet 2-way conflicts under this swizzle, so 1-4 bytes keep 8. */
 template <int ES, int NRG> struct StoreGroups {
     enum { WANT = ES == 16 ? 32 : ES == 8 ? 16 : 8, LRG = NRG < WANT ? NRG : WANT };
 };
@@ -110,8 +92,7 @@ template <class G> __device__ __forceinline__ unsigned chunk_at(unsigned row, un
 /* Packs the E elements of one column, rows rg*E .. rg*E+E-1, into 16-byte vectors (one per column of the
  * read unit) and stores them to the destination rows. */
 /* Where the gathers put an output vector: destination row `col` of the tile, elements (source rows)
- * rg * E .. rg * E + E - 1. A full tile stores all of it. (Evict-first st.global.cs hints measured 3-5 %
- * slower: docs/notes/fast-v3-bands-bench.txt.) */
+ * rg * E .. rg * E + E - 1. A full tile stores all of it, without cache hints ("fast: tile shapes"). */
 struct PutFull {
     __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned, unsigned) const { *(uint4 *)p = v; }
 };
@@ -210,8 +191,8 @@ __device__ __forceinline__ uint4 byte_column(const unsigned (&w)[16], int q)
 
 template <class G> struct Gather<G, 1> {
     /* 16 words (4 columns each) from 16 rows; output vector q is their byte column q. Building one vector at a
-     * time keeps 16 words and 4 outputs live instead of 32 registers, which lets 4 blocks share an SM
-     * instead of 3. */
+     * time keeps 16 words and 4 outputs live instead of 32 registers, which lets 4 blocks share an SM instead of 3
+     * ("fast: byte gathers"). */
     template <class Put>
     static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
                                                size_t ldd_b, const Put &put)
@@ -264,10 +245,8 @@ template <class G, int ES> struct Gather {
 
 /* Lane l of a warp's gather and store: row group l % LRG of read unit l / LRG, so that the warp's 16-byte stores
  * fill whole destination segments (LRG vectors in each of LU rows). 8-byte elements instead take row group l / 2 of
- * unit l % 2 (the warp stores the same addresses): 64-bit shared reads are served a half-warp at a time, and 16 row
- * groups at one unit read one 8-byte half of chunks that the swizzle repeats every 8 groups, 4 wavefronts a gather
- * instead of 2; 8 row groups of two neighbouring units read both halves of 8 distinct chunks
- * (docs/notes/fast-v59-paired-lanes.txt). */
+ * unit l % 2 (the warp stores the same addresses): a half-warp's 64-bit shared reads then cover both halves of 8
+ * distinct chunks, 2 wavefronts a gather where 16 row groups of one unit took 4 ("fast: paired lanes"). */
 template <class G> __device__ __forceinline__ unsigned lane_group(unsigned lane)
 {
     return G::ES == 8 ? lane / G::LU : lane % G::LRG;

@@ -6,8 +6,8 @@
      XP_CUDA_FN(xp_cuda_fast), NULL, 0}
 
 static const xp_variant rows[] = {
-    /* Tiles walked down one tile column at a time measured best for every element size (docs/notes/fast-v8-*),
-     * except for calls of few tiles (XP_FAST_AUTO_ORDER, XP_FAST_AUTO_TILES). */
+    /* Tiles walked down one tile column at a time measured best for every element size (docs/tuning.md, "fast:
+     * column walks"), except for calls of few tiles (XP_FAST_AUTO_ORDER, XP_FAST_AUTO_TILES). */
     FAST_ROW("", 1, XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES, "tiles with 256-byte source segments walked down tile columns, 16-byte loads and stores, byte permutes, shifted or skewed misaligned rows, small tiles for small calls, copies for vectors"),
     FAST_ROW("one-walk", 1, XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES | XP_FAST_ONE_WALK, "fast with one column walk at every source pitch (the order before interleaved walks)"),
     FAST_ROW("bands4", 4, 0, "fast with tiles walked in bands of 4 tile columns (the order before column walks)"),

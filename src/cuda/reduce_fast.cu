@@ -13,7 +13,8 @@ struct xr_span {
 };
 
 /* Hopper's programmatic dependent launch: the finishing grid may start while this one drains, and waits
- * (griddepcontrol.wait) until this grid is complete and its writes are visible. No-ops before sm_90. */
+ * (griddepcontrol.wait) until this grid is complete and its writes are visible (docs/tuning.md, "reduce-fast:
+ * dependent finish"). No-ops before sm_90. */
 __device__ __forceinline__ void xr_let_dependents_start(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -42,9 +43,9 @@ template <class Op> __device__ __forceinline__ typename Op::acc_t xr_fold16(uint
     return xr_fold_pairs<Op, E>(x);
 }
 
-/* Grid-stride over vectors, U loads issued before the first is used; U accumulators keep the dependent
- * chains short. The assignment of elements to threads depends only on n and the grid, so every run on
- * a device folds in the same order. */
+/* Grid-stride over vectors, U loads issued before the first is used ("reduce-fast: loads in flight"); U accumulators
+ * keep the dependent chains short. The assignment of elements to threads depends only on n and the grid, so every run
+ * on a device folds in the same order. */
 template <class Op, int U, int B>
 __global__ void __launch_bounds__(B) k_fast(const typename Op::value_t *src, xr_span sp, void *out, int final)
 {
@@ -148,7 +149,8 @@ template <class Op, int U, int B> static int run_fast(const xp_reduce_call *c)
     sp.nvec = (c->n - sp.head) / (16 / sizeof(T));
     sp.tail_at = sp.head + sp.nvec * (16 / sizeof(T));
     sp.ntail = c->n - sp.tail_at;
-    /* One wave: as many blocks as stay resident, fewer when there are not B vectors for each. */
+    /* One wave: as many blocks as stay resident, fewer when there are not B vectors for each ("reduce-fast: one
+     * wave"). */
     size_t want = (sp.nvec + B - 1) / B, wave = (size_t)sms * (size_t)per_sm;
     unsigned grid = (unsigned)(want < 1 ? 1 : want < wave ? want : wave);
     if (grid == 1) {
@@ -166,7 +168,8 @@ template <class Op, int U, int B> static int run_fast(const xp_reduce_call *c)
     return xr_scratch_put(&sc, s, st);
 }
 
-/* The registry's parameter sets (loads in flight x threads per block); the first row is production. */
+/* The registry's parameter sets (loads in flight x threads per block); the first row is production ("reduce-fast:
+ * loads in flight"). */
 template <class Op> static int fast_with_params(const xp_reduce_call *c)
 {
     if (c->p0 == 4 && c->p1 == 512)
