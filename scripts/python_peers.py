@@ -28,7 +28,7 @@ try:
 except ImportError:
     cupy = None
 
-# The shapes (docs/performance.md, the production transpose): (rows, cols, element bytes, batch, ld_src).
+# The shapes of the H200 results table (docs/results.md): (rows, cols, element bytes, batch, ld_src).
 BIG = [(r, c, es, 1, 0) for r, c in ((16384, 16384), (32768, 8192)) for es in (1, 2, 4, 8, 16)]
 AWKWARD = [(8191, 8193, 4, 1, 0), (8191, 8193, 1, 1, 0), (4000, 4000, 4, 1, 0), (1024, 1024, 4, 64, 0),
            (16384, 16384, 4, 1, 16400), (16384, 16384, 1, 1, 16400), (2048, 2048, 8, 1, 0)]
