@@ -308,6 +308,169 @@ assert re.search(r'^commit: [^ ]+$', t, re.M), t  # git's short hash at configur
 assert re.search(r'^build: [^,]*, CUDA backend (yes|no), CUDA architectures [^ ,]+, OpenMP (yes|no)$', t, re.M), t
 assert re.search(r'^peers: cpu-openblas (yes|no), cublas-geam (yes|no)$', t, re.M), t
 "
+# --- bench -h / --help: the usage on stdout, exit 0; getopt_long's --opt=value form reads like --opt value.
+check "bench -h and --help print the usage" "$("$X" bench -h; "$X" bench --help)" '
+import sys
+t = sys.stdin.read()
+assert t.count("usage: xpose bench") == 2 and "--json FILE" in t, t
+'
+expect 0 "bench -h" -- "$X" bench -h
+usage_error "stray argument" -- "$X" bench --size 8 extra
+check "--size=N reads as --size N" "$("$X" bench --size=48 --backend=cpu --variants=cpu-fast/ --reps=1 --format=csv)" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert rows and all(r["rows"] == "48" for r in rows), rows
+'
+
+# --- --threads 0: one thread per processor, as xpose_set_threads(0) reads it (a build without OpenMP: one).
+want0=$([ "$WANT_THREADS" = "[1]" ] && echo "[1]" || echo "[$(nproc)]")
+got=$("$X" bench --size 64 --threads 0 --backend cpu --variants cpu-fast/ --reps 1 --format json | threads_of)
+if [ "$got" = "$want0" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: --threads 0 ran $got, wanted $want0"; fi
+
+# --- Nothing to run is a usage error (one line, exit 2); something to run beside what cannot run, a note.
+usage_error "GPU variant on --backend cpu" -- "$X" bench --variants cublas-geam --backend cpu --size 64 --reps 1
+usage_error "reduction on --backend cpu, named GPU" -- "$X" bench --op reduce --variants reduce-sequential --backend cpu --n 1000 --reps 1
+if [ "$have_gpu" = 0 ]; then
+    usage_error "--backend cuda without a GPU" -- "$X" bench --backend cuda --size 64 --reps 1
+    usage_error "--peers --backend cuda without a GPU" -- "$X" bench --peers --backend cuda --size 64 --reps 1
+    usage_error "--op reduce --backend cuda without a GPU" -- "$X" bench --op reduce --backend cuda --n 1000 --reps 1
+    usage_error "GPU preset without a GPU" -- "$X" bench --preset seed002 --size 64 --reps 1
+fi
+check "a variant left out by --backend is said" "$("$X" bench --variants cpu-fast/,fast --backend cpu --size 64 --reps 1 --format json)" '
+import json, sys
+d = json.load(sys.stdin)
+assert "left out by --backend cpu: fast" in d["note"], d["note"]
+assert {r["variant"] for r in d["results"]} == {"cpu-naive", "cpu-memcpy", "cpu-fast"}, d["results"]
+'
+
+# --- One run, four outputs: the table on stdout and the same rows in --json, --csv and --md files, in the same order;
+# verified reads true/false in each; the CSV has no comment line and every field of every row.
+out_dir=$(mktemp -d)
+table=$("$X" bench --size 64,96 --type u16 --backend cpu --variants cpu-fast/ --reps 3 --json "$out_dir/r.json" \
+    --csv "$out_dir/r.csv" --md "$out_dir/r.md" 2>"$out_dir/err")
+check "--json, --csv and --md beside the table" "$table" "
+import csv, json, re, sys
+table = sys.stdin.read().splitlines()
+head, rows_t = table[0], [l for l in table[1:] if l.startswith('cpu-')]
+d = json.load(open('$out_dir/r.json'))
+text = open('$out_dir/r.csv').read()
+assert '#' not in text, text
+rows_c = list(csv.DictReader(text.splitlines()))
+md = [l for l in open('$out_dir/r.md').read().splitlines() if l.startswith('| cpu-')]
+rows_j = d['results']
+assert len(rows_j) == len(rows_c) == len(md) == len(rows_t) == 6, (len(rows_j), len(rows_c), len(md), len(rows_t))
+for j, c, m, t in zip(rows_j, rows_c, md, rows_t):
+    assert j['variant'] == c['variant'] == m.split('|')[1].strip() == t.split()[0], (j, c, m, t)
+    assert j['verified'] is True and c['verified'] == 'true' and m.split('|')[11].strip() == 'true', (j, c, m)
+    assert t.split()[-1] == 'true', t
+    assert None not in c and None not in c.values() and len(c) == 22, c
+    # Column widths fixed before the first row: every row's verified word under the header's.
+    assert t.index(t.split()[-1]) == head.index('verified'), (head, t)
+assert 'note: CPU rows timed cold' in table[-1], table[-1]
+assert open('$out_dir/err').read() == '', open('$out_dir/err').read()
+"
+if python3 -c 'import pandas' 2>/dev/null; then
+    check "pandas reads the CSV" "$out_dir/r.csv" '
+import sys, pandas
+df = pandas.read_csv(sys.stdin.read().strip())
+assert len(df) == 6 and df["verified"].dtype == bool and df["ms"].notna().all(), df
+'
+fi
+usage_error "--json into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --json /nonexistent-xpose-dir/r.json
+
+# --- The JSON's context and per-row fields: build, date, host, GPU (none where there is none), command line, seed,
+# notes; each row's type name, leading dimensions, batch, reps and min <= median <= max.
+check "JSON context and row fields" "$(cat "$out_dir/r.json")" "
+import json, re, sys
+d = json.load(sys.stdin)
+c = d['context']
+assert c['version'] == '$want_version' and c['commit'] and c['build_type'], c
+assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', c['date']), c['date']
+assert c['host_cpu'] and isinstance(c['openmp'], bool), c
+for k in ('gpu', 'gpu_driver', 'cuda_runtime', 'cuda_architectures'):
+    assert isinstance(c[k], str) and c[k], (k, c)
+if $have_gpu == 0:
+    assert c['gpu'] == 'none', c
+assert c['command_line'].startswith('xpose bench --size 64,96 --type u16'), c['command_line']
+assert c['seed'] == 2026 and c['notes'] and '; '.join(c['notes']) == d['note'], c
+for r in d['results']:
+    assert r['dtype'] == 'u16' and r['batch'] == 1 and r['reps'] >= 1, r
+    assert r['ld_src'] == r['cols'] and r['ld_dst'] == r['rows'], r
+    assert 0 < r['min_ms'] <= r['median_ms'] <= r['max_ms'], r
+"
+strided=$("$X" bench --rows 40 --cols 24 --ld-src 30 --ld-dst 50 --batch 2 --elem-size 4 --backend cpu \
+    --variants cpu-fast/ --reps 1 --seed 7 --format json)
+check "dtype of --elem-size, leading dimensions and batch" "$strided" '
+import json, sys
+d = json.load(sys.stdin)
+assert d["context"]["seed"] == 7, d["context"]
+for r in d["results"]:
+    copy = r["variant"] == "cpu-memcpy"  # a copy moves the same elements densely
+    assert r["dtype"] == "e4" and r["batch"] == 2, r
+    assert (r["ld_src"], r["ld_dst"]) == ((24, 40) if copy else (30, 50)), r
+'
+rm -rf "$out_dir"
+
+# --- Rows are written as they are measured: a run stopped after its first rows has left them, whole, on stdout
+# (TERM: a background job of a script ignores INT).
+slow=$(mktemp)
+"$X" bench --size 64,3000 --backend cpu --reps 50 > "$slow" 2>/dev/null &
+bench_pid=$!
+for _ in $(seq 1 600); do
+    [ "$(grep -c '^cpu-' "$slow")" -ge 3 ] && break
+    sleep 0.1
+done
+kill -TERM "$bench_pid" 2>/dev/null
+wait "$bench_pid"
+status=$?
+check "an interrupted run keeps its rows (exit $status)" "$(cat "$slow")" "
+import sys
+lines = sys.stdin.read().splitlines()
+assert $status != 0, 'the run finished before it was stopped'
+assert lines[0].split()[0] == 'variant', lines
+rows = [l for l in lines[1:] if l.startswith('cpu-')]
+assert len(rows) >= 3 and all(l.split()[-1] == 'true' for l in rows), lines
+"
+rm -f "$slow"
+
+# --- The CLI's sources: each file says what it is for in its first line, and no two files call each other in a
+# circle (the calls between files go one way).
+check "cli/ sources: a first-line comment each, no circular calls between files" "$(dirname "$0")/../cli" '
+import os, re, sys
+root = sys.stdin.read().strip()
+files = sorted(f for f in os.listdir(root) if f.endswith((".c", ".h")))
+text = {}
+for f in files:
+    src = open(os.path.join(root, f)).read()
+    assert re.match(r"/\* %s: \S" % re.escape(f), src), "no first-line comment saying what it is for: " + f
+    src = re.sub(r"/\*.*?\*/|//[^\n]*|\"(\\.|[^\"\\])*\"", " ", src, flags=re.S)
+    text[f] = src
+# A function defined at file scope (not static) belongs to its file; gpu_bench.c and gpu_none.c are one side.
+owner = {}
+for f, src in text.items():
+    if f.endswith(".c"):
+        for m in re.finditer(r"^(?!static)[A-Za-z_][\w \*]*?\b(\w+)\([^;{]*\)\s*\{", src, re.M):
+            owner[m.group(1)] = "gpu" if f in ("gpu_bench.c", "gpu_none.c", "gpu_overhead.c") else f
+edges = {}
+for f, src in ((f, src) for f, src in text.items() if f.endswith(".c")):
+    me = "gpu" if f in ("gpu_bench.c", "gpu_none.c", "gpu_overhead.c") else f
+    for name in set(re.findall(r"\b(\w+)\s*\(", src)):
+        if owner.get(name, me) != me:
+            edges.setdefault(me, set()).add(owner[name])
+def cycle(node, path):
+    for nxt in edges.get(node, ()):
+        if nxt in path:
+            return path[path.index(nxt):] + [nxt]
+        c = cycle(nxt, path + [nxt])
+        if c:
+            return c
+    return None
+for start in list(edges):
+    c = cycle(start, [start])
+    assert not c, "circular calls: " + " -> ".join(c)
+assert edges.get("bench.c") and "bench_transpose.c" in edges["bench.c"], edges
+'
 # A plot that cannot be drawn is refused before the bench runs (gnuplot would draw the PNG to standard output instead).
 usage_error "plot into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png
 usage_error "plot file name with a quote" -- "$X" bench --size 64 --backend cpu --reps 1 --plot "/tmp/xpose'plot.png"
