@@ -1,6 +1,7 @@
-/* args.c: GNU-style option parsing for `xpose bench`; every bad value gets one line naming it. */
+/* args.c: option parsing for `xpose bench` (getopt_long); every bad value gets one line naming it. */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,8 @@ void bench_usage(FILE *f)
     fputs("usage: xpose bench [options]\n"
           "Times every selected variant, verifies each against the reference on random data, and prints\n"
           "ms (median; GPU rows: mean of the middle half), GB/s (bytes read + written), % of memcpy from the\n"
-          "same run and speedup over cpu-naive (a row left out with --backend cuda and --peers).\n"
+          "same run and speedup over cpu-naive (a row left out with --backend cuda and --peers). Each row is\n"
+          "printed as soon as it is measured; notes on the run follow the table.\n"
           "  --size N[,N...]       square N x N matrix (default 4000, seed 000); a list (up to 8) runs every\n"
           "                        size; does not combine with --rows/--cols, nor a list with --sweep\n"
           "  --rows R --cols C     rectangular matrix\n"
@@ -148,8 +150,8 @@ void bench_usage(FILE *f)
           "                        ignores a single --size\n"
           "  --op transpose|reduce --n N   reduction over N elements (default 2^26)\n"
           "  --reduce-op sum|min|max   with --op reduce (default sum; --type float|double|i32|i64)\n"
-          "  --threads T[,T...]    CPU threads (default: all); a list (up to 8) runs every CPU variant once per\n"
-          "                        count and GPU variants once; --op reduce takes one count\n"
+          "  --threads T[,T...]    CPU threads (default: all; 0: one per processor); a list (up to 8) runs\n"
+          "                        every CPU variant once per count and GPU variants once; --op reduce takes one\n"
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); CPU rows report the median, GPU\n"
           "                        rows the mean of the middle half (event times tick every 32 ns)\n"
           "  --warm                CPU rows without the cache flush between timed runs (a read of twice the\n"
@@ -157,8 +159,11 @@ void bench_usage(FILE *f)
           "  --by-row              time each GPU row's reps together, one row after another (default: the\n"
           "                        GPU rows of a shape take turns, rep by rep, in a shuffled order)\n"
           "  --seed S              random data seed\n"
-          "  --format table|csv|json|md\n"
-          "  --plot FILE.png       draw the results with gnuplot\n",
+          "  --format table|csv|json|md   what stdout gets (default table)\n"
+          "  --json FILE, --csv FILE, --md FILE   also write the results there (any of them, besides stdout);\n"
+          "                        the JSON holds the run's context: build, date, CPU, GPU, command line, notes\n"
+          "  --plot FILE.png       draw the results with gnuplot\n"
+          "  -h, --help            this text\n",
           f);
 }
 
@@ -182,153 +187,200 @@ static const char *foreign_option(const bench_opts *o, int reduce, int elem_size
     return NULL;
 }
 
+/* getopt_long's ids for the options that have no one-letter form. */
+enum {
+    OPT_SIZE = 256, OPT_ROWS, OPT_COLS, OPT_BATCH, OPT_LD_SRC, OPT_LD_DST, OPT_N, OPT_SWEEP_MAX,
+    OPT_TYPE, OPT_ELEM_SIZE, OPT_OP, OPT_REDUCE_OP,
+    OPT_THREADS, OPT_REPS, OPT_SEED, OPT_VARIANTS, OPT_PRESET, OPT_BACKEND, OPT_FORMAT, OPT_PLOT, OPT_JSON, OPT_CSV,
+    OPT_MD, OPT_SWEEP, OPT_PEERS, OPT_WARM, OPT_BY_ROW,
+};
+
+static const struct option bench_options[] = {
+    {"size", required_argument, 0, OPT_SIZE},         {"rows", required_argument, 0, OPT_ROWS},
+    {"cols", required_argument, 0, OPT_COLS},         {"batch", required_argument, 0, OPT_BATCH},
+    {"ld-src", required_argument, 0, OPT_LD_SRC},     {"ld-dst", required_argument, 0, OPT_LD_DST},
+    {"n", required_argument, 0, OPT_N},               {"sweep-max", required_argument, 0, OPT_SWEEP_MAX},
+    {"type", required_argument, 0, OPT_TYPE},         {"elem-size", required_argument, 0, OPT_ELEM_SIZE},
+    {"op", required_argument, 0, OPT_OP},             {"reduce-op", required_argument, 0, OPT_REDUCE_OP},
+    {"threads", required_argument, 0, OPT_THREADS},   {"reps", required_argument, 0, OPT_REPS},
+    {"seed", required_argument, 0, OPT_SEED},         {"variants", required_argument, 0, OPT_VARIANTS},
+    {"preset", required_argument, 0, OPT_PRESET},     {"backend", required_argument, 0, OPT_BACKEND},
+    {"format", required_argument, 0, OPT_FORMAT},     {"plot", required_argument, 0, OPT_PLOT},
+    {"json", required_argument, 0, OPT_JSON},         {"csv", required_argument, 0, OPT_CSV},
+    {"md", required_argument, 0, OPT_MD},             {"sweep", no_argument, 0, OPT_SWEEP},
+    {"peers", no_argument, 0, OPT_PEERS},             {"warm", no_argument, 0, OPT_WARM},
+    {"by-row", no_argument, 0, OPT_BY_ROW},           {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
+
+#define NOT_MINE (-2) /* an option handler's answer for an option of another group */
+
+/* Which options were given that the checks after parsing need and bench_opts does not show. */
+typedef struct given {
+    int elem_size, reduce_op;
+} given;
+
+/* --size, --rows, --cols, --batch, --ld-src, --ld-dst, --n, --sweep-max. */
+static int shape_option(bench_opts *o, int id, const char *v)
+{
+    switch (id) {
+    case OPT_SIZE: {
+        int st = parse_list("--size", v, 1, SIZE_MAX, o->sizes, &o->nsizes);
+        o->rows = o->cols = o->sizes[0]; /* one value: exactly the old --size N, and presets see it */
+        return st;
+    }
+    case OPT_ROWS:
+        o->rect = 1;
+        return parse_positive("--rows", v, &o->rows);
+    case OPT_COLS:
+        o->rect = 1;
+        return parse_positive("--cols", v, &o->cols);
+    case OPT_BATCH: return parse_positive("--batch", v, &o->batch);
+    case OPT_LD_SRC: return parse_positive("--ld-src", v, &o->ld_src);
+    case OPT_LD_DST: return parse_positive("--ld-dst", v, &o->ld_dst);
+    case OPT_N: return parse_positive("--n", v, &o->n); /* 0 would be "unset": the default 2^26, silently */
+    case OPT_SWEEP_MAX: return parse_positive("--sweep-max", v, &o->sweep_max);
+    default: return NOT_MINE;
+    }
+}
+
+/* --type, --elem-size, --op, --reduce-op. */
+static int element_option(bench_opts *o, given *g, int id, const char *v)
+{
+    static const char *const ops[] = {"transpose", "reduce"}, *const reduce_ops[] = {"sum", "min", "max"};
+    int k = 0, st;
+    switch (id) {
+    case OPT_TYPE:
+        o->type_name = v;
+        o->elem_given = 1;
+        return parse_type(v, &o->elem_size);
+    case OPT_ELEM_SIZE:
+        g->elem_size = o->elem_given = 1;
+        st = parse_size("--elem-size", v, &o->elem_size);
+        if (!st && o->elem_size != 1 && o->elem_size != 2 && o->elem_size != 4 && o->elem_size != 8 &&
+            o->elem_size != 16) {
+            fprintf(stderr, "xpose: --elem-size must be 1, 2, 4, 8 or 16, got '%s'\n", v);
+            st = CLI_EXIT_USAGE;
+        }
+        return st;
+    case OPT_OP:
+        st = parse_choice("--op", v, ops, 2, &k);
+        o->op = (op_choice)k;
+        return st;
+    case OPT_REDUCE_OP:
+        g->reduce_op = 1;
+        return parse_choice("--reduce-op", v, reduce_ops, 3, &o->reduce_op);
+    default: return NOT_MINE;
+    }
+}
+
+/* What to run and where the results go: --threads, --reps, --seed, --variants, --preset, --backend, --format,
+ * --plot, --json, --csv, --md. */
+static int run_option(bench_opts *o, int id, const char *v)
+{
+    static const char *const formats[] = {"table", "csv", "json", "md"}, *const be[] = {"auto", "cpu", "cuda", "all"};
+    int k = 0, st = 0;
+    size_t seed;
+    switch (id) {
+    case OPT_THREADS: return parse_list("--threads", v, 0, 4096, o->threads, &o->nthreads);
+    case OPT_REPS: return parse_int("--reps", v, &o->reps, 1, 100000);
+    case OPT_SEED:
+        st = parse_size("--seed", v, &seed);
+        o->seed = seed;
+        return st;
+    case OPT_FORMAT:
+        st = parse_choice("--format", v, formats, 4, &k);
+        o->format = (out_format)k;
+        return st;
+    case OPT_BACKEND:
+        st = parse_choice("--backend", v, be, 4, &k);
+        o->backend = (be_choice)k;
+        return st;
+    case OPT_VARIANTS: o->variants = v; return 0;
+    case OPT_PRESET: o->preset = v; return 0;
+    case OPT_PLOT: o->plot = v; return 0;
+    case OPT_JSON: o->json = v; return 0;
+    case OPT_CSV: o->csv = v; return 0;
+    case OPT_MD: o->md = v; return 0;
+    case OPT_SWEEP: o->sweep = 1; return 0;
+    case OPT_PEERS: o->peers = 1; return 0;
+    case OPT_WARM: o->warm = 1; return 0;
+    case OPT_BY_ROW: o->by_row = 1; return 0;
+    default: return NOT_MINE;
+    }
+}
+
+/* getopt_long's refusals, in our words: c is ':' (a value is missing) or '?' (an unknown option, or a value given to
+ * an option that takes none); argv[optind - 1] is the argument it stopped at. */
+static int bad_option(int c, char **argv)
+{
+    const char *a = argv[optind - 1], *eq = strchr(a, '=');
+    if (c == ':')
+        fprintf(stderr, "xpose: option '%s' needs a value\n", a);
+    else if (optopt && eq) /* a known option's val: it takes no value */
+        fprintf(stderr, "xpose: option '%.*s' takes no value, got '%s'\n", (int)(eq - a), a, a);
+    else
+        fprintf(stderr, "xpose: unknown option '%s' (see xpose bench --help)\n", a);
+    return CLI_EXIT_USAGE;
+}
+
+/* Checks between options, once all are read: each refusal names what to drop. */
+static int check_combinations(const bench_opts *o, const given *g)
+{
+    const char *err = NULL;
+    if ((o->rows == 0) != (o->cols == 0))
+        err = "give both --rows and --cols, or --size";
+    else if (o->sweep_max && o->sweep_max < CLI_SWEEP_FIRST) { /* a top below the first size would run nothing */
+        fprintf(stderr, "xpose: --sweep-max must be at least %d (the sweep's first size), got %zu\n", CLI_SWEEP_FIRST,
+                o->sweep_max);
+        return CLI_EXIT_USAGE;
+    } else if (o->nsizes > 0 && o->rect) /* which one wins would depend on their order */
+        err = "--size makes square shapes; give --size or --rows/--cols, not both";
+    else if (g->elem_size && o->type_name)
+        err = "give --type or --elem-size, not both";
+    else if (o->nthreads > 1 && o->op == OP_REDUCE)
+        err = "--op reduce takes a single --threads value";
+    if (err) {
+        fprintf(stderr, "xpose: %s\n", err);
+        return CLI_EXIT_USAGE;
+    }
+    const char *foreign = foreign_option(o, o->op == OP_REDUCE, g->elem_size, g->reduce_op);
+    if (foreign) {
+        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, o->op == OP_REDUCE ? "reduce" : "transpose");
+        return CLI_EXIT_USAGE;
+    }
+    return o->plot ? plot_check(o->plot) : 0;
+}
+
 int parse_bench_args(int argc, char **argv, bench_opts *o)
 {
-    int elem_size_given = 0, reduce_op_given = 0;
+    given g = {0, 0};
     memset(o, 0, sizeof *o);
     o->elem_size = 4;
     o->backend = BE_AUTO;
     o->format = FMT_TABLE;
     o->seed = 2026;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        char key[32];
-        const char *eq = strchr(a, '=');
-        if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "xpose: unexpected argument '%s' (see xpose bench --help)\n", a);
-            return CLI_EXIT_USAGE;
-        }
-        size_t klen = eq ? (size_t)(eq - a) : strlen(a);
-        if (klen >= sizeof key) {
-            fprintf(stderr, "xpose: unknown option '%s'\n", a);
-            return CLI_EXIT_USAGE;
-        }
-        memcpy(key, a, klen);
-        key[klen] = '\0';
-        int flag = !strcmp(key, "--sweep") || !strcmp(key, "--peers") || !strcmp(key, "--warm") ||
-                   !strcmp(key, "--by-row") || !strcmp(key, "--help");
-        if (flag && eq) {
-            fprintf(stderr, "xpose: option '%s' takes no value, got '%s'\n", key, a);
-            return CLI_EXIT_USAGE;
-        }
-        if (!flag) {
-            if (eq)
-                v = eq + 1;
-            else if (i + 1 < argc)
-                v = argv[++i];
-            else {
-                fprintf(stderr, "xpose: option '%s' needs a value\n", key);
-                return CLI_EXIT_USAGE;
-            }
-        }
-        int st = 0;
-        if (!strcmp(key, "--help")) {
+    o->argc = argc;
+    o->argv = argv;
+    optind = 0; /* 0, not 1: glibc starts afresh */
+    opterr = 0; /* its messages are replaced by bad_option's */
+    for (int c; (c = getopt_long(argc, argv, ":h", bench_options, NULL)) != -1;) {
+        if (c == 'h') {
             bench_usage(stdout);
             return -1;
-        } else if (!strcmp(key, "--sweep"))
-            o->sweep = 1;
-        else if (!strcmp(key, "--peers"))
-            o->peers = 1;
-        else if (!strcmp(key, "--warm"))
-            o->warm = 1;
-        else if (!strcmp(key, "--by-row"))
-            o->by_row = 1;
-        else if (!strcmp(key, "--size")) {
-            st = parse_list("--size", v, 1, SIZE_MAX, o->sizes, &o->nsizes);
-            o->rows = o->cols = o->sizes[0]; /* one value: exactly the old --size N, and presets see it */
-        } else if (!strcmp(key, "--rows")) {
-            st = parse_positive("--rows", v, &o->rows);
-            o->rect = 1;
-        } else if (!strcmp(key, "--cols")) {
-            st = parse_positive("--cols", v, &o->cols);
-            o->rect = 1;
-        } else if (!strcmp(key, "--batch"))
-            st = parse_positive("--batch", v, &o->batch);
-        else if (!strcmp(key, "--ld-src"))
-            st = parse_positive("--ld-src", v, &o->ld_src);
-        else if (!strcmp(key, "--ld-dst"))
-            st = parse_positive("--ld-dst", v, &o->ld_dst);
-        else if (!strcmp(key, "--n"))
-            st = parse_positive("--n", v, &o->n); /* 0 would be "unset": the default 2^26, silently */
-        else if (!strcmp(key, "--sweep-max"))
-            st = parse_positive("--sweep-max", v, &o->sweep_max);
-        else if (!strcmp(key, "--elem-size")) {
-            st = parse_size("--elem-size", v, &o->elem_size);
-            elem_size_given = o->elem_given = 1;
-            if (!st && o->elem_size != 1 && o->elem_size != 2 && o->elem_size != 4 && o->elem_size != 8 &&
-                o->elem_size != 16) {
-                fprintf(stderr, "xpose: --elem-size must be 1, 2, 4, 8 or 16, got '%s'\n", v);
-                st = CLI_EXIT_USAGE;
-            }
-        } else if (!strcmp(key, "--type")) {
-            st = parse_type(v, &o->elem_size);
-            o->type_name = v;
-            o->elem_given = 1;
-        } else if (!strcmp(key, "--reduce-op")) {
-            static const char *const n[] = {"sum", "min", "max"};
-            st = parse_choice("--reduce-op", v, n, 3, &o->reduce_op);
-            reduce_op_given = 1;
-        } else if (!strcmp(key, "--threads"))
-            st = parse_list("--threads", v, 1, 4096, o->threads, &o->nthreads);
-        else if (!strcmp(key, "--reps"))
-            st = parse_int("--reps", v, &o->reps, 1, 100000);
-        else if (!strcmp(key, "--seed")) {
-            size_t s;
-            st = parse_size("--seed", v, &s);
-            o->seed = s;
-        } else if (!strcmp(key, "--variants"))
-            o->variants = v;
-        else if (!strcmp(key, "--preset"))
-            o->preset = v;
-        else if (!strcmp(key, "--plot"))
-            o->plot = v;
-        else if (!strcmp(key, "--format")) {
-            static const char *const n[] = {"table", "csv", "json", "md"};
-            int k;
-            st = parse_choice("--format", v, n, 4, &k);
-            o->format = (out_format)k;
-        } else if (!strcmp(key, "--backend")) {
-            static const char *const n[] = {"auto", "cpu", "cuda", "all"};
-            int k;
-            st = parse_choice("--backend", v, n, 4, &k);
-            o->backend = (be_choice)k;
-        } else if (!strcmp(key, "--op")) {
-            static const char *const n[] = {"transpose", "reduce"};
-            int k;
-            st = parse_choice("--op", v, n, 2, &k);
-            o->op = (op_choice)k;
-        } else {
-            fprintf(stderr, "xpose: unknown option '%s' (see xpose bench --help)\n", key);
-            return CLI_EXIT_USAGE;
         }
+        if (c == '?' || c == ':')
+            return bad_option(c, argv);
+        int st = shape_option(o, c, optarg);
+        if (st == NOT_MINE)
+            st = element_option(o, &g, c, optarg);
+        if (st == NOT_MINE)
+            st = run_option(o, c, optarg);
         if (st)
             return st;
     }
-    if ((o->rows == 0) != (o->cols == 0)) {
-        fprintf(stderr, "xpose: give both --rows and --cols, or --size\n");
+    if (optind < argc) {
+        fprintf(stderr, "xpose: unexpected argument '%s' (see xpose bench --help)\n", argv[optind]);
         return CLI_EXIT_USAGE;
     }
-    if (o->sweep_max && o->sweep_max < CLI_SWEEP_FIRST) { /* a top below the sweep's first size would run nothing */
-        fprintf(stderr, "xpose: --sweep-max must be at least %d (the sweep's first size), got %zu\n", CLI_SWEEP_FIRST,
-                o->sweep_max);
-        return CLI_EXIT_USAGE;
-    }
-    if (o->nsizes > 0 && o->rect) { /* which one wins would depend on their order */
-        fprintf(stderr, "xpose: --size makes square shapes; give --size or --rows/--cols, not both\n");
-        return CLI_EXIT_USAGE;
-    }
-    if (elem_size_given && o->type_name) {
-        fprintf(stderr, "xpose: give --type or --elem-size, not both\n");
-        return CLI_EXIT_USAGE;
-    }
-    const char *foreign = foreign_option(o, o->op == OP_REDUCE, elem_size_given, reduce_op_given);
-    if (foreign) {
-        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, o->op == OP_REDUCE ? "reduce" : "transpose");
-        return CLI_EXIT_USAGE;
-    }
-    if (o->nthreads > 1 && o->op == OP_REDUCE) {
-        fprintf(stderr, "xpose: --op reduce takes a single --threads value\n");
-        return CLI_EXIT_USAGE;
-    }
-    return o->plot ? plot_check(o->plot) : 0;
+    return check_combinations(o, &g);
 }

@@ -3,8 +3,7 @@
  * bytes (GPU: the `memcpy` row; CPU: `cpu-memcpy`) and to cpu-reduce, all measured in this run. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "cli.h"
+#include "bench_select.h"
 #include "reduce_ref.h"
 #ifdef XPOSE_HAVE_CUDA
 #include "xpose_cuda.h"
@@ -28,75 +27,26 @@ static int parse_dtype(const char *name, xpose_dtype *t)
     return CLI_EXIT_USAGE;
 }
 
-static void id_of(const xpose_variant_info *v, char *buf, size_t n)
+/* The reductions of --variants (only reductions), or by default every one of the backends --backend chooses, less
+ * what cannot run here; then the references, first: cpu-reduce (the speedup's) and the memcpy of each backend
+ * timed. *any_cpu: a CPU reduction is among them. */
+static int select_rows(const bench_opts *o, const bench_env *env, selection *sel, int *any_cpu, bench_result *res)
 {
-    snprintf(buf, n, "%s%s%s", v->name, v->params[0] ? "/" : "", v->params);
-}
-
-/* Whether the token p[0..len) names this row, as "name" (every parameter set) or "name/params". */
-static int token_names(const char *p, size_t len, const xpose_variant_info *v)
-{
-    char id[96];
-    id_of(v, id, sizeof id);
-    return (len == strlen(v->name) && !strncmp(p, v->name, len)) || (len == strlen(id) && !strncmp(p, id, len));
-}
-
-/* Whether some token of the comma-separated list names this row. */
-static int list_names(const char *list, const xpose_variant_info *v)
-{
-    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
-        if (token_names(p, strcspn(p, ","), v))
-            return 1;
+    int st;
+    memset(sel, 0, sizeof *sel);
+    if (o->variants && ((st = select_list(sel, o->variants)) || (st = sel_check_family(sel, 1))))
+        return st;
+    if (!o->variants)
+        select_default(sel, o, env->gpu, 1);
+    if ((st = sel_runnable(sel, o, env, res)))
+        return st;
+    *any_cpu = sel_has_backend(sel, XPOSE_BACKEND_CPU);
+    if (sel_has_backend(sel, XPOSE_BACKEND_CUDA))
+        sel_put_first(sel, xpose_variant_find("memcpy"), 1);
+    if (*any_cpu)
+        sel_put_first(sel, xpose_variant_find("cpu-memcpy"), 1);
+    sel_put_first(sel, xpose_variant_find("cpu-reduce"), 1);
     return 0;
-}
-
-/* Every token must name a reduction: a typo or a transpose row is a usage error, not a silent skip. */
-static int list_known(const char *list)
-{
-    xpose_variant_info v;
-    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-        int found = 0;
-        for (int i = 0; i < xpose_variant_count() && !found; i++)
-            found = xpose_variant_get(i, &v) == XPOSE_OK && v.family == XPOSE_FAMILY_REDUCE &&
-                    token_names(p, strcspn(p, ","), &v);
-        if (!found) {
-            fprintf(stderr, "xpose: '%.*s' is no reduction (xpose list shows them, family reduce)\n",
-                    (int)strcspn(p, ","), p);
-            return CLI_EXIT_USAGE;
-        }
-    }
-    return 0;
-}
-
-typedef struct pick {
-    int idx[256], n;
-} pick;
-
-/* Reduce rows of the --variants list, or by default every reduce row of the chosen backends. */
-static int pick_rows(const bench_opts *o, int gpu, pick *p)
-{
-    xpose_variant_info v;
-    p->n = 0;
-    if (o->variants && list_known(o->variants))
-        return CLI_EXIT_USAGE;
-    for (int i = 0; i < xpose_variant_count() && p->n < 256; i++) {
-        if (xpose_variant_get(i, &v) != XPOSE_OK || v.family != XPOSE_FAMILY_REDUCE)
-            continue;
-        int cuda = v.backend == XPOSE_BACKEND_CUDA, take;
-        if (o->variants)
-            take = list_names(o->variants, &v);
-        else if (o->backend == BE_ALL)
-            take = 1;
-        else if (o->backend == BE_AUTO)
-            take = cuda == gpu;
-        else
-            take = cuda == (o->backend == BE_CUDA);
-        if (take)
-            p->idx[p->n++] = i;
-    }
-    if (p->n == 0)
-        fprintf(stderr, "xpose: --variants names no reduction (xpose list shows them, family reduce)\n");
-    return p->n ? 0 : CLI_EXIT_USAGE;
 }
 
 /* One array and what every row is judged and related by. */
@@ -107,18 +57,21 @@ typedef struct job {
     const void *host;
     xr_expect want;
     int reps;
-    int flush; /* CPU rows: read the cache-flush buffer before each timed run (not --warm) */
+    int flush;   /* CPU rows: read the cache-flush buffer before each timed run (not --warm) */
+    int any_cpu; /* CPU reductions were selected: cpu-reduce is not there only as the speedup's reference */
 } job;
 
-static void row_head(bench_row *row, const xpose_variant_info *v, const job *j)
+static void row_head(bench_row *row, const xpose_variant_info *v, const bench_opts *o, const job *j)
 {
-    row_name(row, v);
-    row->elem_size = j->es;
+    row_start(row, v, o, j->es);
     row->batch = 1;
     /* A reduction shows n; a copy reference shows 1 x n. A reduction reads its bytes, a copy also writes. */
-    row->rows = v->family == XPOSE_FAMILY_REDUCE ? j->n : 1;
-    row->cols = v->family == XPOSE_FAMILY_REDUCE ? 1 : j->n;
-    row->bytes = (v->family == XPOSE_FAMILY_REDUCE ? 1.0 : 2.0) * (double)j->n * (double)j->es;
+    int reduce = v->family == XPOSE_FAMILY_REDUCE;
+    row->rows = reduce ? j->n : 1;
+    row->cols = reduce ? 1 : j->n;
+    row->ld_src = reduce ? 0 : j->n;
+    row->ld_dst = reduce ? 0 : 1;
+    row->bytes = (reduce ? 1.0 : 2.0) * (double)j->n * (double)j->es;
 }
 
 /* One CPU call of a reduce-bench row: the reduction, or the copy of the same bytes (the memcpy reference). */
@@ -247,124 +200,115 @@ static void time_gpu(const char *id, const job *j, const gpu_side *g, bench_row 
         t[k] = ms;
     }
     row->status = st;
-    if (st == XPOSE_OK) {
-        row->reps = k;
-        time_stats(t, k, &row->ms, &row->spread_pct);
-    }
+    if (st == XPOSE_OK)
+        row_times(row, t, k, 0);
     free(t);
 }
-#endif
+#else
+/* Without CUDA no GPU row is selected (sel_runnable): these only keep run_rows free of #ifdefs. */
+typedef struct gpu_side {
+    int none;
+} gpu_side;
 
-/* GB/s of every row; % of the same backend's memcpy row; speedup over cpu-reduce. */
-static void relate(bench_result *r)
+static int gpu_setup(gpu_side *g, const job *j)
 {
-    const bench_row *base = NULL, *copy[3] = {NULL, NULL, NULL};
-    for (size_t i = 0; i < r->count; i++) {
-        bench_row *a = &r->rows[i];
-        a->gbps = a->status == XPOSE_OK && a->ms > 0 ? a->bytes / (a->ms * 1e6) : 0;
-        if (a->status == XPOSE_OK && a->family == XPOSE_FAMILY_COPY)
-            copy[a->backend] = a;
-        if (a->status == XPOSE_OK && !strcmp(a->variant, "cpu-reduce"))
-            base = a;
-    }
-    for (size_t i = 0; i < r->count; i++) {
-        bench_row *a = &r->rows[i];
-        if (a->family != XPOSE_FAMILY_REDUCE || a->status != XPOSE_OK)
-            continue;
-        if (copy[a->backend] && copy[a->backend]->gbps > 0)
-            a->pct_memcpy = 100.0 * a->gbps / copy[a->backend]->gbps;
-        if (base)
-            a->speedup = base->ms / a->ms;
-    }
+    (void)g, (void)j;
+    return XPOSE_ERR_NOT_BUILT;
 }
 
-/* Times the picked rows plus the references (cpu-reduce, and memcpy of each backend timed). */
-static void run_rows(const bench_opts *o, const pick *p, int gpu, job *j, bench_result *res)
+static void gpu_free(gpu_side *g) { (void)g; }
+
+static void time_gpu(const char *id, const job *j, const gpu_side *g, bench_row *row)
 {
-    int rows[260], nrows = 0, any_cpu = 0, any_gpu = 0, base = xpose_variant_find("cpu-reduce");
-    for (int k = 0; k < p->n; k++) {
-        xpose_variant_info v;
-        xpose_variant_get(p->idx[k], &v);
-        if (v.backend == XPOSE_BACKEND_CUDA && !gpu)
-            continue;
-        any_cpu |= v.backend == XPOSE_BACKEND_CPU;
-        any_gpu |= v.backend == XPOSE_BACKEND_CUDA;
-        rows[nrows++] = p->idx[k];
-    }
-    if (any_gpu)
-        rows[nrows++] = xpose_variant_find("memcpy");
-    if (any_cpu)
-        rows[nrows++] = xpose_variant_find("cpu-memcpy");
-    int has_base = 0;
-    for (int k = 0; k < nrows; k++)
-        has_base |= rows[k] == base;
-    if (!has_base && base >= 0)
-        rows[nrows++] = base;
-    void *host_dst = any_cpu ? malloc(j->n * j->es) : NULL;
-    j->flush = any_cpu && !o->warm && cpu_flush_init() > 0;
-#ifdef XPOSE_HAVE_CUDA
+    (void)id, (void)j, (void)g;
+    row->status = XPOSE_ERR_NOT_BUILT;
+}
+#endif
+
+/* Times row k of the selection and pushes it: CPU rows on the host array (a copy into host_dst), GPU rows on g. */
+static int run_row(const bench_opts *o, const selection *sel, int k, job *j, void *host_dst, const gpu_side *g,
+                   bench_result *res)
+{
+    xpose_variant_info v;
+    char id[96];
+    if (xpose_variant_get(sel->idx[k], &v) != XPOSE_OK)
+        return 0;
+    int cpu = v.backend == XPOSE_BACKEND_CPU;
+    if (cpu && v.family == XPOSE_FAMILY_COPY && !host_dst)
+        return 0; /* no memory for the copy's destination: the row is left out */
+    variant_id(&v, id, sizeof id);
+    progress(id);
+    bench_row row;
+    row_head(&row, &v, o, j);
+    /* cpu-reduce there only as the GPU rows' speedup reference: a shorter run. */
+    j->reps = o->reps ? o->reps : !cpu ? 50 : sel->implicit[k] && !j->any_cpu ? 3 : 5;
+    if (cpu)
+        time_cpu(id, j, host_dst, &row);
+    else if (g)
+        time_gpu(id, j, g, &row);
+    else
+        return 0; /* the GPU could not hold the array: said in the notes */
+    return result_push(res, &row);
+}
+
+/* Times the selected rows in order (the references first), each pushed as it finishes. */
+static int run_rows(const bench_opts *o, const selection *sel, job *j, bench_result *res)
+{
+    void *host_dst = j->any_cpu ? malloc(j->n * j->es) : NULL;
+    j->flush = j->any_cpu && !o->warm && cpu_flush_init() > 0;
     gpu_side g;
+    const gpu_side *on_gpu = NULL;
     memset(&g, 0, sizeof g);
-    if (any_gpu && gpu_setup(&g, j) != XPOSE_OK) {
-        fprintf(stderr, "xpose: cannot place %zu elements (and a copy) on the GPU; GPU rows skipped\n", j->n);
-        note_add(res, "GPU rows skipped: not enough device memory");
-        any_gpu = 0;
+    if (sel_has_backend(sel, XPOSE_BACKEND_CUDA)) {
+        if (gpu_setup(&g, j) == XPOSE_OK)
+            on_gpu = &g;
+        else {
+            fprintf(stderr, "xpose: cannot place %zu elements (and a copy) on the GPU; GPU rows skipped\n", j->n);
+            note_add(res, "GPU rows skipped: not enough device memory");
+        }
     }
-#endif
-    for (int k = 0; k < nrows; k++) {
-        xpose_variant_info v;
-        char id[96];
-        if (rows[k] < 0 || xpose_variant_get(rows[k], &v) != XPOSE_OK)
-            continue;
-        if ((v.backend == XPOSE_BACKEND_CUDA && !any_gpu) || (v.family == XPOSE_FAMILY_COPY && v.backend ==
-                                                              XPOSE_BACKEND_CPU && !host_dst))
-            continue;
-        id_of(&v, id, sizeof id);
-        if (isatty(2))
-            fprintf(stderr, "\r%-60s", id), fflush(stderr);
-        bench_row *row = result_add(res);
-        if (!row)
-            break;
-        row_head(row, &v, j);
-        j->reps = o->reps ? o->reps : v.backend == XPOSE_BACKEND_CUDA ? 50 : rows[k] == base && !any_cpu ? 3 : 5;
-        if (v.backend == XPOSE_BACKEND_CPU)
-            time_cpu(id, j, host_dst, row);
-#ifdef XPOSE_HAVE_CUDA
-        else
-            time_gpu(id, j, &g, row);
-#endif
+    int st = 0;
+    result_hold(res); /* the references, which come first */
+    for (int k = 0; k < sel->n && !st; k++) {
+        if (k == sel->nref)
+            result_release(res);
+        st = run_row(o, sel, k, j, host_dst, on_gpu, res);
     }
-    if (isatty(2))
-        fprintf(stderr, "\r%-60s\r", "");
-#ifdef XPOSE_HAVE_CUDA
-    if (any_gpu)
+    result_release(res);
+    progress(NULL);
+    if (on_gpu)
         gpu_free(&g);
-#endif
-    if (any_cpu)
+    if (j->any_cpu)
         cpu_flush_note(res, !o->warm);
     cpu_flush_free();
     free(host_dst);
+    return st;
 }
 
-int bench_reduce(const bench_opts *o, bench_result *res)
+/* The job of the options: operation, type, element count; CLI_EXIT_USAGE for a type or count it cannot take. */
+static int make_job(const bench_opts *o, job *j)
 {
-    job j;
-    memset(&j, 0, sizeof j);
-    j.op = (xpose_reduce_op)o->reduce_op;
-    j.type = XPOSE_F32;
-    if (o->type_name && parse_dtype(o->type_name, &j.type))
+    memset(j, 0, sizeof *j);
+    j->op = (xpose_reduce_op)o->reduce_op;
+    j->type = XPOSE_F32;
+    if (o->type_name && parse_dtype(o->type_name, &j->type))
         return CLI_EXIT_USAGE;
-    j.n = o->n ? o->n : (size_t)1 << 26;
-    j.es = j.type == XPOSE_F32 || j.type == XPOSE_I32 ? 4 : 8;
-    char why[160] = "";
-    int gpu = gpu_ready(why, sizeof why);
-    pick p;
-    if (pick_rows(o, gpu, &p))
-        return CLI_EXIT_USAGE;
-    if (j.n > ((size_t)1 << 40) / j.es) {
-        fprintf(stderr, "xpose: --n %zu is more than this bench can hold (1 TiB)\n", j.n);
+    j->n = o->n ? o->n : (size_t)1 << 26;
+    j->es = j->type == XPOSE_F32 || j->type == XPOSE_I32 ? 4 : 8;
+    if (j->n > ((size_t)1 << 40) / j->es) {
+        fprintf(stderr, "xpose: --n %zu is more than this bench can hold (1 TiB)\n", j->n);
         return CLI_EXIT_USAGE;
     }
+    return 0;
+}
+
+int bench_reduce(const bench_opts *o, const bench_env *env, bench_result *res)
+{
+    job j;
+    selection sel;
+    int st = make_job(o, &j);
+    if (st || (st = select_rows(o, env, &sel, &j.any_cpu, res)))
+        return st;
     void *host = malloc(j.n * j.es);
     if (!host) {
         fprintf(stderr, "xpose: cannot allocate %.1f GiB for --n %zu\n", (double)(j.n * j.es) / 1073741824.0, j.n);
@@ -373,18 +317,12 @@ int bench_reduce(const bench_opts *o, bench_result *res)
     xr_fill(j.type, XR_UNIFORM, host, j.n, o->seed);
     xr_expected(j.op, j.type, host, j.n, &j.want);
     j.host = host;
-    /* What the columns mean first; run_rows adds skipped GPU rows and how the CPU rows were timed. */
     note_add(res, "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the same "
              "bytes, this run; speedup: over cpu-reduce", op_names[j.op], o->type_name ? o->type_name : "float", j.n);
-    if (!gpu && o->backend != BE_CPU)
-        note_add(res, "GPU rows skipped: %s", why);
-    run_rows(o, &p, gpu, &j, res);
-    relate(res);
-    report(stdout, o->format, res, o);
-    int bad = 0;
-    for (size_t i = 0; i < res->count; i++)
-        bad |= res->rows[i].status != XPOSE_OK || !res->rows[i].verified;
+    char shape[48]; /* the widest shape cell: the copy rows' 1xN */
+    res->setup++;
+    if (!(st = result_start(res, o, snprintf(shape, sizeof shape, "1x%zu", j.n))))
+        st = run_rows(o, &sel, &j, res);
     free(host);
-    free(res->rows);
-    return bad ? 1 : 0;
+    return st;
 }

@@ -1,4 +1,5 @@
-/* bench_select.c: which variants `xpose bench` runs: --variants lists, the defaults per backend, the seeds' presets. */
+/* bench_select.c: which variants `xpose bench` runs: --variants lists, the defaults per backend, the seeds' presets,
+ * less what cannot run here. */
 #include <string.h>
 #include "bench_select.h"
 
@@ -16,6 +17,27 @@ void sel_add(selection *s, int i, int implicit)
         s->idx[s->n] = i;
         s->implicit[s->n++] = implicit;
     }
+}
+
+void sel_put_first(selection *s, int i, int implicit)
+{
+    if (i < 0)
+        return;
+    int k = 0;
+    while (k < s->n && s->idx[k] != i)
+        k++;
+    if (k >= s->nref) /* not a reference yet */
+        s->nref += s->nref < 512;
+    if (k == s->n) { /* not there yet: one more, or the last one dropped where the selection is full */
+        if (s->n < 512)
+            s->n++;
+        k = s->n - 1;
+    } else
+        implicit = s->implicit[k]; /* named by the user: stays so */
+    memmove(&s->idx[1], &s->idx[0], sizeof s->idx[0] * (size_t)k);
+    memmove(&s->implicit[1], &s->implicit[0], sizeof s->implicit[0] * (size_t)k);
+    s->idx[0] = i;
+    s->implicit[0] = implicit;
 }
 
 int sel_has_backend(const selection *s, xpose_backend b)
@@ -92,20 +114,32 @@ int sel_check_named(const selection *s, const size_t *es, int nes, bench_result 
     for (int k = 0; k < s->n; k++) {
         if (s->implicit[k] || xpose_variant_get(s->idx[k], &v) != XPOSE_OK)
             continue;
-        if (v.family == XPOSE_FAMILY_REDUCE) {
-            fprintf(stderr, "xpose: %s is a reduction; run it with --op reduce\n", v.name);
-            return CLI_EXIT_USAGE;
-        }
         named++;
+        char id[96];
+        variant_id(&v, id, sizeof id);
         for (int e = 0; e < nes; e++)
             if (!(v.elem_sizes & es[e])) /* bit k: 2^k bytes */
-                note_add(res, "not run at %zu-byte elements, which it does not take: %s%s%s", es[e], v.name,
-                         *v.params ? "/" : "", v.params);
+                note_add(res, "not run at %zu-byte elements, which it does not take: %s", es[e], id);
             else
                 runnable = 1;
     }
     if (named && !runnable) {
         fprintf(stderr, "xpose: no variant in --variants takes %zu-byte elements\n", es[0]);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int sel_check_family(const selection *s, int reduce)
+{
+    xpose_variant_info v;
+    for (int k = 0; k < s->n; k++) {
+        if (xpose_variant_get(s->idx[k], &v) != XPOSE_OK || (v.family == XPOSE_FAMILY_REDUCE) == reduce)
+            continue;
+        if (reduce)
+            fprintf(stderr, "xpose: %s is no reduction (xpose list shows them, family reduce)\n", v.name);
+        else
+            fprintf(stderr, "xpose: %s is a reduction; run it with --op reduce\n", v.name);
         return CLI_EXIT_USAGE;
     }
     return 0;
@@ -125,14 +159,83 @@ static int wants_backend(const bench_opts *o, xpose_backend be, int gpu)
     }
 }
 
-/* Default selection: every transpose and copy variant of the chosen backends. */
-void select_default(selection *s, const bench_opts *o, int gpu)
+void select_default(selection *s, const bench_opts *o, int gpu, int reduce)
 {
     xpose_variant_info v;
     for (int i = 0; i < xpose_variant_count(); i++)
-        if (xpose_variant_get(i, &v) == XPOSE_OK && v.family != XPOSE_FAMILY_REDUCE && v.available &&
+        if (xpose_variant_get(i, &v) == XPOSE_OK && (v.family == XPOSE_FAMILY_REDUCE) == reduce && v.available &&
             wants_backend(o, v.backend, gpu)) /* an optional peer not built here is left out, not failed */
             sel_add(s, i, 0);
+}
+
+/* Why selected variants cannot run: counts, and the first of each kind, named. */
+typedef struct dropped {
+    int backend, gpu, unbuilt;
+    char backend_id[96], unbuilt_id[96];
+    const char *unbuilt_why;
+} dropped;
+
+/* 1 when variant v stays; else 0, and why it goes is counted in d. */
+static int runs_here(const xpose_variant_info *v, const bench_opts *o, int gpu, dropped *d)
+{
+    int cuda = v->backend == XPOSE_BACKEND_CUDA;
+    if ((o->backend == BE_CPU && cuda) || (o->backend == BE_CUDA && !cuda)) {
+        if (!d->backend++)
+            variant_id(v, d->backend_id, sizeof d->backend_id);
+        return 0;
+    }
+    if (cuda && !gpu) {
+        d->gpu++;
+        return 0;
+    }
+    if (!v->available) {
+        if (!d->unbuilt++) {
+            variant_id(v, d->unbuilt_id, sizeof d->unbuilt_id);
+            d->unbuilt_why = v->why_not;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+/* One line for a selection left empty: the GPU's absence first, as the likeliest thing to fix (with --backend cuda
+ * and no CUDA build, the default selection is empty from the start: no GPU variant is available). */
+static int nothing_runs(const dropped *d, const bench_opts *o, const bench_env *env)
+{
+    static const char *const be[] = {"auto", "cpu", "cuda", "all"};
+    if (d->gpu || (o->backend == BE_CUDA && !env->gpu))
+        fprintf(stderr, "xpose: nothing to run: GPU variants cannot run here (%s)\n", env->why);
+    else if (d->unbuilt)
+        fprintf(stderr, "xpose: nothing to run: %s is not built here (%s)\n", d->unbuilt_id, d->unbuilt_why);
+    else
+        fprintf(stderr, "xpose: nothing to run: no selected variant runs on --backend %s\n", be[o->backend]);
+    return CLI_EXIT_USAGE;
+}
+
+int sel_runnable(selection *s, const bench_opts *o, const bench_env *env, bench_result *res)
+{
+    dropped d;
+    memset(&d, 0, sizeof d);
+    int n = 0;
+    for (int k = 0; k < s->n; k++) {
+        xpose_variant_info v;
+        if (xpose_variant_get(s->idx[k], &v) == XPOSE_OK && runs_here(&v, o, env->gpu, &d)) {
+            s->idx[n] = s->idx[k];
+            s->implicit[n++] = s->implicit[k];
+        }
+    }
+    s->n = n;
+    if (n == 0)
+        return nothing_runs(&d, o, env);
+    /* Said where GPU rows were asked for, or could have been (no --backend cpu). */
+    if (!env->gpu && (d.gpu || o->backend != BE_CPU))
+        note_add(res, "GPU variants skipped: %s", env->why);
+    if (d.backend)
+        note_add(res, "left out by --backend %s: %s%s", o->backend == BE_CPU ? "cpu" : "cuda", d.backend_id,
+                 d.backend > 1 ? " and others" : "");
+    if (d.unbuilt)
+        note_add(res, "not built here: %s (%s)%s", d.unbuilt_id, d.unbuilt_why, d.unbuilt > 1 ? " and others" : "");
+    return 0;
 }
 
 /* Presets reproduce the seeds' experiments; each sets what the user did not. */

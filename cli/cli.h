@@ -1,4 +1,4 @@
-/* cli.h: the xpose CLI's shared types: parsed options, one timed result row, and the pieces' entry points. */
+/* cli.h: the xpose CLI's shared types (options, result rows, the run's context) and each file's entry points. */
 #ifndef XPOSE_CLI_H
 #define XPOSE_CLI_H
 
@@ -20,7 +20,7 @@ typedef struct bench_opts {
     int nsizes;
     int rect;                     /* --rows or --cols was given */
     int elem_given;               /* --type or --elem-size was given: a preset keeps it */
-    size_t threads[CLI_MAX_LIST]; /* --threads T[,T...]; none (nthreads 0): the library's default, all cores */
+    size_t threads[CLI_MAX_LIST]; /* --threads T[,T...] (0: one per processor); none (nthreads 0): the default */
     int nthreads;
     size_t n;                 /* reduce: element count */
     const char *type_name;    /* --type as given (reduce: float, double, i32, i64); NULL: float */
@@ -29,50 +29,106 @@ typedef struct bench_opts {
     const char *variants;     /* comma-separated ids, NULL: the default set */
     const char *preset;       /* seed000, seed001, seed002, seed004 */
     const char *plot;         /* PNG path or NULL */
+    const char *json, *csv, *md; /* --json/--csv/--md FILE: written besides stdout; NULL: not asked */
     int reps, sweep, peers;
     int warm;                 /* --warm: CPU rows timed without evicting the caches between runs */
     int by_row;               /* --by-row: each GPU row's reps timed together, one row after another */
     size_t sweep_max;
     op_choice op;
-    out_format format;
+    out_format format;        /* stdout's */
     unsigned long long seed;
+    int argc;                 /* the command line from "bench" on, for the JSON context */
+    char **argv;
 } bench_opts;
 
 /* One timed, verified variant at one shape. */
 typedef struct bench_row {
     char variant[40], params[24];
+    char dtype[12];           /* the --type name, "float" by default, else e<bytes> (e4 for --elem-size 4) */
     xpose_backend backend;
     xpose_family family;
     size_t rows, cols, elem_size, batch;
+    size_t ld_src, ld_dst;    /* leading dimensions in elements; 0 for a reduction (none) */
+    int setup;                /* rows of one setup (shape, or array) share it: a row relates to its own setup's */
     int threads;              /* CPU threads it ran with; 0 for GPU rows (not applicable) */
     int pass_threads;         /* CPU: the library's thread setting when it ran (its --threads pass) */
     double bytes;             /* bytes read + written by one run */
     double ms, spread_pct;    /* median time (GPU rows: the mean of the middle half); (p90 - p10) / that */
+    double min_ms, median_ms, max_ms;  /* of the timed runs */
     double gbps, pct_memcpy, speedup;  /* pct/speedup < 0: no reference row in this run */
     int reps, verified, status;        /* status: XPOSE_OK or why it did not run */
 } bench_row;
 
+typedef struct report report; /* the outputs a run writes to (report.c) */
+
 typedef struct bench_result {
     bench_row *rows;
     size_t count, cap;
-    char note[512];           /* e.g. why GPU variants were skipped; how CPU rows were timed */
+    char **notes;             /* remarks for the end of the output: why rows were skipped, how they were timed */
+    int nnotes;
+    const char *base;         /* the variant speedups are over: cpu-naive, or cpu-reduce */
+    int setup;                /* the setup rows pushed now belong to */
+    int holding;              /* rows from hold_from on are not written yet (result_hold) */
+    size_t hold_from;
+    report *out;              /* NULL until result_start */
 } bench_result;
+
+/* The GPU as the JSON context names it; "none" in each field where there is none. */
+typedef struct gpu_id {
+    char name[128], driver[16], runtime[16];
+} gpu_id;
+
+/* What a reader of the results needs to know about the run that made them (context.c fills it). */
+typedef struct run_context {
+    const char *version, *commit, *build_type, *cuda_archs;
+    int openmp;
+    char date[32];            /* UTC, ISO 8601, when the run started */
+    char cpu[256];            /* /proc/cpuinfo's model name */
+    gpu_id gpu;
+    char command[2048];       /* the command line, quoted for a shell */
+    unsigned long long seed;
+} run_context;
+
+/* The CPU thread counts to run, as the library runs them; n == 0: its default, never set. */
+typedef struct thread_plan {
+    int t[CLI_MAX_LIST];
+    int n;
+} thread_plan;
+
+/* What both benches start from (bench.c sets it up). */
+typedef struct bench_env {
+    thread_plan tp;
+    int gpu;                  /* GPU variants can run here */
+    char why[160];            /* why they cannot */
+    run_context ctx;
+} bench_env;
 
 /* args.c */
 void bench_usage(FILE *f);
-int parse_bench_args(int argc, char **argv, bench_opts *o);
+int parse_bench_args(int argc, char **argv, bench_opts *o); /* argv[0]: "bench"; -1 after --help, 0, or a status */
 int parse_size(const char *what, const char *s, size_t *out);
 int parse_type(const char *s, size_t *es); /* --type NAME: its element size; else one line on stderr, CLI_EXIT_USAGE */
+
+/* build_info.c: what this binary was built from and with. */
+void build_context(run_context *c); /* fills version, commit, build type, CUDA architectures and OpenMP */
+void print_version(FILE *f);
+
+/* context.c */
+void cpu_model(char *buf, size_t n);
+void context_init(run_context *c, const bench_opts *o);
 
 /* summary.c: median and spread of n samples (sorts them). */
 void time_stats(double *samples, int n, double *median, double *spread_pct);
 /* GPU rows: the mean of the middle half (resolves below an event tick) and the same spread (sorts them). */
 void gpu_time_stats(double *samples, int n, double *mid_mean, double *spread_pct);
+/* A row's times from its n samples (sorts them): reps, min, median, max, spread, and ms: the median, or the mean
+ * of the middle half where mid_mean. */
+void row_times(bench_row *row, double *samples, int n, int mid_mean);
 double now_ms(void);
 void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
 
 /* cpu_flush.c: a buffer twice the last-level cache, read between timed CPU runs. init returns its size (0: none);
- * size: what init would take, for the memory check; note: how the CPU rows were timed, appended to a run's note. */
+ * size: what init would take, for the memory check; note: how the CPU rows were timed, added to a run's notes. */
 size_t cpu_flush_size(void);
 size_t cpu_flush_init(void);
 void cpu_flush(void);
@@ -82,17 +138,38 @@ void cpu_flush_free(void);
 /* stats.c: the CPU rows' timing loop, run(ctx) up to `reps` times into row, each after a cache flush if asked. */
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
 
-/* bench.c, bench_reduce.c */
-int bench_reduce(const bench_opts *o, bench_result *res);
+/* bench.c: `xpose bench`; bench_transpose.c and bench_reduce.c: the two benches it runs. Each selects its rows
+ * (CLI_EXIT_USAGE with one line where nothing can run), calls result_start, then pushes its rows as they finish. */
 int cmd_bench(int argc, char **argv);
-bench_row *result_add(bench_result *r);
-/* Copies a variant's name, parameters, backend and family into a row, and for a CPU variant the thread count
- * the library runs it with now (xpose_get_threads). */
-void row_name(bench_row *row, const xpose_variant_info *v);
+int bench_transpose(bench_opts *o, const bench_env *env, bench_result *res);
+int bench_reduce(const bench_opts *o, const bench_env *env, bench_result *res);
 
-/* report.c. note_add: appends a remark to the run's note (printed under the table, a # line in CSV). */
+/* result.c: the rows of a run. result_start opens the outputs (report_open) and writes their headers;
+ * result_push adds a finished row, relates it to its setup's references pushed before it (% of memcpy,
+ * speedup over res->base) and writes it out at once; 0 or CLI_EXIT_USAGE. */
+void result_init(bench_result *r, const char *base);
+int result_start(bench_result *r, const bench_opts *o, int shape_width);
+int result_push(bench_result *r, const bench_row *row);
+/* Rows pushed between hold and release are written at release, each related to all of them: for references
+ * (memcpy, cpu-naive), which relate to each other. */
+void result_hold(bench_result *r);
+void result_release(bench_result *r);
+int result_failed(const bench_result *r); /* a row that did not run or was wrong */
+void result_free(bench_result *r);
+/* Appends a remark to the run's notes (after the table, on stderr for CSV, in the JSON context). */
 void note_add(bench_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void report(FILE *f, out_format fmt, const bench_result *r, const bench_opts *o);
+void variant_id(const xpose_variant_info *v, char *buf, size_t n); /* "name" or "name/params" */
+/* Starts a row: the variant's name, parameters, backend and family, the thread count the library runs it with now
+ * for a CPU variant (xpose_get_threads), the type's name, and no reference yet. */
+void row_start(bench_row *row, const xpose_variant_info *v, const bench_opts *o, size_t elem_size);
+void progress(const char *id); /* the row being run, on a terminal's stderr; NULL clears it */
+
+/* report.c: the outputs of a run: stdout in --format, and --json/--csv/--md files. */
+report *report_open(const bench_opts *o); /* NULL after one line on stderr: a file cannot be written */
+void report_header(report *r, int shape_width);
+void report_row(report *r, const bench_row *row);
+/* Writes the notes and the JSON context, closes the files: 0, or 1 where a file could not be written. */
+int report_close(report *r, const bench_result *res, const run_context *ctx);
 
 /* plot.c: plot_check, before the bench: 0 where gnuplot is installed and `path` can be written, else one line on
  * stderr and CLI_EXIT_USAGE. plot_png: 0 on success, CLI_EXIT_USAGE when gnuplot fails. */
@@ -113,6 +190,7 @@ int cmd_info(int argc, char **argv);
 /* gpu_bench.c / gpu_none.c: the GPU side of the bench, present only when CUDA is built. */
 int gpu_ready(char *why, size_t why_len);                /* 1 when GPU variants can be timed here */
 void gpu_describe(char *buf, size_t len);                /* device name, memory, driver; or why none */
+void gpu_identity(gpu_id *id);                           /* name, driver and runtime versions, or "none" */
 /* Uploads one shape; then gpu_verify_variant per variant and gpu_time_jobs; gpu_end_shape frees. 0 or an
  * xpose status. */
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);
@@ -124,7 +202,7 @@ typedef struct gpu_job {
     const xpose_layout *lay;
     bench_row *row;
 } gpu_job;
-/* Times n jobs, reps launches each, in turn (round k runs every job once); each row gets gpu_time_stats. */
+/* Times n jobs, reps launches each, in turn (round k runs every job once); each row gets its row_times. */
 void gpu_time_jobs(gpu_job *jobs, int n, int reps);
 void gpu_end_shape(void);
 

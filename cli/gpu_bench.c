@@ -24,20 +24,47 @@ int gpu_ready(char *why, size_t why_len)
     return 1;
 }
 
+/* CUDA versions are encoded 1000 * major + 10 * minor. */
+static void cuda_version(int v, char *buf, size_t n)
+{
+    if (v > 0)
+        snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
+    else
+        snprintf(buf, n, "none");
+}
+
+/* The properties of the current device; 0 where there is none. */
+static int device_props(struct cudaDeviceProp *p)
+{
+    int dev = 0;
+    return xpose_cuda_status() == XPOSE_OK && cudaGetDevice(&dev) == cudaSuccess &&
+           cudaGetDeviceProperties(p, dev) == cudaSuccess;
+}
+
+void gpu_identity(gpu_id *id)
+{
+    struct cudaDeviceProp p;
+    int drv = 0, rt = 0;
+    snprintf(id->name, sizeof id->name, "%s", device_props(&p) ? p.name : "none");
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    cuda_version(drv, id->driver, sizeof id->driver);
+    cuda_version(rt, id->runtime, sizeof id->runtime);
+    cudaGetLastError();
+}
+
 void gpu_describe(char *buf, size_t len)
 {
     struct cudaDeviceProp p;
-    int drv = 0, rt = 0, dev = 0;
-    if (xpose_cuda_status() != XPOSE_OK || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+    gpu_id id;
+    if (!device_props(&p)) {
         snprintf(buf, len, "none (no CUDA device visible)");
         return;
     }
-    cudaDriverGetVersion(&drv);
-    cudaRuntimeGetVersion(&rt);
-    snprintf(buf, len, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB, driver CUDA %d.%d, runtime %d.%d", p.name,
-             p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0,
-             p.l2CacheSize >> 20, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+    gpu_identity(&id);
+    snprintf(buf, len, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB, driver CUDA %s, runtime %s", p.name, p.major,
+             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0, p.l2CacheSize >> 20,
+             id.driver, id.runtime);
 }
 
 void gpu_end_shape(void)
@@ -181,8 +208,7 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
             row->status = st;
         if (row->status != XPOSE_OK)
             continue;
-        row->reps = reps;
-        gpu_time_stats(t + (size_t)j * reps, reps, &row->ms, &row->spread_pct);
+        row_times(row, t + (size_t)j * reps, reps, 1);
     }
     for (size_t k = 0; k < made; k++)
         cudaEventDestroy(ev[k]);

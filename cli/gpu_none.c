@@ -10,6 +10,13 @@ int gpu_ready(char *why, size_t why_len)
 
 void gpu_describe(char *buf, size_t len) { snprintf(buf, len, "none (CUDA backend not built)"); }
 
+void gpu_identity(gpu_id *id)
+{
+    snprintf(id->name, sizeof id->name, "none");
+    snprintf(id->driver, sizeof id->driver, "none");
+    snprintf(id->runtime, sizeof id->runtime, "none");
+}
+
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes)
 {
     (void)lay, (void)host_src, (void)src_bytes, (void)dst_bytes;

@@ -36,32 +36,12 @@ int cmd_list(int argc, char **argv)
         xpose_variant_info v;
         char id[64], el[24];
         xpose_variant_get(i, &v);
-        snprintf(id, sizeof id, "%s%s%s", v.name, v.params[0] ? "/" : "", v.params);
+        variant_id(&v, id, sizeof id);
         elem_list(v.elem_sizes, el, sizeof el);
         printf("%-22s %-5s %-9s %-11s %-22s %s\n", id, v.backend == XPOSE_BACKEND_CUDA ? "cuda" : "cpu",
                family_name(v.family), el, v.available ? "yes" : v.why_not, v.about);
     }
     return 0;
-}
-
-static void cpu_model(char *buf, size_t n)
-{
-    snprintf(buf, n, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c += c[1] == ' ' ? 2 : 1;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, n, "%s", c);
-            }
-            break;
-        }
-    fclose(f);
 }
 
 int cmd_info(int argc, char **argv)

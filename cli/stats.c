@@ -10,9 +10,9 @@ double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* Times up to `reps` calls of run(ctx) into row: median ms, spread and the count made. Before each call, outside
- * the timed span, the caches are flushed when `flush` (cpu_flush.c). A call that fails ends it (row->status); a
- * slow row stops after 3 calls once 5 s have been timed (flushes not counted). */
+/* Times up to `reps` calls of run(ctx) into row (row_times: median ms, spread, the count made). Before each call,
+ * outside the timed span, the caches are flushed when `flush` (cpu_flush.c). A call that fails ends it
+ * (row->status); a slow row stops after 3 calls once 5 s have been timed (flushes not counted). */
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row)
 {
     double *t = malloc(sizeof(double) * (size_t)reps), timed = 0;
@@ -29,7 +29,6 @@ void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_
         t[k] = now_ms() - t0;
         timed += t[k++];
     }
-    row->reps = k;
-    time_stats(t, k, &row->ms, &row->spread_pct);
+    row_times(row, t, k, 0);
     free(t);
 }

@@ -45,3 +45,17 @@ void gpu_time_stats(double *s, int n, double *mid_mean, double *spread_pct)
     if (*mid_mean > 0)
         *spread_pct *= median / *mid_mean;
 }
+
+void row_times(bench_row *row, double *s, int n, int mid_mean)
+{
+    row->reps = n;
+    if (mid_mean)
+        gpu_time_stats(s, n, &row->ms, &row->spread_pct);
+    else
+        time_stats(s, n, &row->ms, &row->spread_pct);
+    if (n <= 0)
+        return;
+    row->min_ms = s[0]; /* sorted by the stats above */
+    row->max_ms = s[n - 1];
+    row->median_ms = quantile(s, n, 0.5);
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_cli.sh: the xpose CLI: bad input exits 2 with one message; list/info work; JSON output parses; --size and
-# --threads lists give a row per size and thread count, each related to the references of its own setup.
+# --threads lists give a row per size and thread count, each related to the references of its own setup; rows are
+# written as they are measured, to stdout and --json/--csv/--md files; the JSON records the run's context.
 set -u
 X="$1"
 fail=0 pass=0
@@ -21,6 +22,8 @@ usage_error() { # usage_error DESCRIPTION -- command...: exit 2 with exactly one
 check() {
     if printf '%s\n' "$2" | python3 -c "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
 }
+# Whether GPU variants can run here: `xpose info` says "gpu: none (why)" where they cannot.
+if "$X" info | grep -q '^gpu: none'; then have_gpu=0; else have_gpu=1; fi
 expect 2 "no command" -- "$X"
 expect 2 "unknown command" -- "$X" frobnicate
 usage_error "unknown option" -- "$X" bench --bogus
@@ -44,14 +47,15 @@ usage_error "--type with --elem-size" -- "$X" bench --type float --elem-size 1 -
 usage_error "GPU preset on the CPU backend" -- "$X" bench --preset seed001 --backend cpu --reps 1
 usage_error "reduction named in the transpose bench" -- "$X" bench --variants cpu-reduce --size 8 --backend cpu --reps 1
 usage_error "no named variant takes the element size" -- "$X" bench --variants cpu-openblas --type u8 --size 8 --backend cpu --reps 1
-check "a named variant left out at an element size is said" "$("$X" bench --variants cpu-fast/,cpu-openblas --type u8 --size 8 --backend cpu --reps 1 --format csv)" '
+# (CSV has no place for notes: they go to stderr.)
+check "a named variant left out at an element size is said" "$("$X" bench --variants cpu-fast/,cpu-openblas --type u8 --size 8 --backend cpu --reps 1 --format csv 2>&1)" '
 import sys
 text = sys.stdin.read()
 assert "not run at 1-byte elements, which it does not take: cpu-openblas" in text, text
 assert any(l.startswith("cpu-fast,") for l in text.splitlines()), text
 '
 usage_error "--plot to a directory" -- "$X" bench --plot /tmp --size 8 --backend cpu --reps 1
-usage_error "bad threads" -- "$X" bench --threads 0 --size 64 --backend cpu --reps 1
+usage_error "bad threads" -- "$X" bench --threads x --size 64 --backend cpu --reps 1
 usage_error "size list, trailing comma" -- "$X" bench --size 4000, --backend cpu --reps 1
 usage_error "size list, leading comma" -- "$X" bench --size ,4000 --backend cpu --reps 1
 usage_error "size list, empty entry" -- "$X" bench --size 64,,96 --backend cpu --reps 1
@@ -78,7 +82,7 @@ assert rows and all(r["elem_size"] == "2" for r in rows), rows
 '
 usage_error "size list, one too big" -- "$X" bench --size 64,100000000 --backend cpu --reps 1
 usage_error "threads list, junk" -- "$X" bench --threads 1,x --size 64 --backend cpu --reps 1
-usage_error "threads list, zero" -- "$X" bench --threads 2,0 --size 64 --backend cpu --reps 1
+usage_error "threads list, negative" -- "$X" bench --threads 2,-1 --size 64 --backend cpu --reps 1
 usage_error "threads list, too big" -- "$X" bench --threads 1,4097 --size 64 --backend cpu --reps 1
 usage_error "threads list, trailing comma" -- "$X" bench --threads 1, --size 64 --backend cpu --reps 1
 usage_error "threads list, repeated" -- "$X" bench --threads 2,2 --size 64 --backend cpu --reps 1
@@ -118,7 +122,7 @@ done
 t_note=$("$X" bench --size 64 --reps 1 --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["note"])')
 r_note=$("$X" bench --op reduce --n 1000 --reps 1 --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["note"])')
 why=$(printf '%s\n' "$t_note" | sed -n 's/^GPU variants skipped: \([^;]*\);.*/\1/p')
-if [ -z "$why" ] || printf '%s\n' "$r_note" | grep -qF "GPU rows skipped: $why;"; then pass=$((pass + 1)); else
+if [ -z "$why" ] || printf '%s\n' "$r_note" | grep -qF "GPU variants skipped: $why;"; then pass=$((pass + 1)); else
     fail=$((fail + 1)); echo "FAIL: reduce note does not give the whole skip reason '$why': $r_note"; fi
 expect 0 "help" -- "$X" --help
 expect 0 "bench help" -- "$X" bench --help
@@ -139,9 +143,15 @@ if gpu:
 else:
     assert "GPU variants skipped" in d["note"], d["note"]
 '
+# Without a GPU a GPU-only selection leaves nothing to run (exit 2); beside a CPU variant, the CPU row runs.
 for order in "" --by-row; do
     want=$([ -n "$order" ] && echo "one after another" || echo "timed in turn, rep by rep, in a new shuffled order")
-    out=$("$X" bench --size 96 --variants fast,naive,memcpy --reps 3 --format json $order)
+    variants=fast,naive,memcpy
+    if [ "$have_gpu" = 0 ]; then
+        usage_error "GPU-only selection without a GPU $order" -- "$X" bench --size 96 --variants $variants --reps 3 $order
+        variants=$variants,cpu-fast/
+    fi
+    out=$("$X" bench --size 96 --variants $variants --reps 3 --format json $order)
     if printf '%s\n' "$out" | python3 -c "$order_check" "$want"; then pass=$((pass + 1)); else
         fail=$((fail + 1)); echo "FAIL: GPU timing order '$order'"; fi
 done
@@ -161,7 +171,11 @@ assert any(r["variant"] == "cpu-naive" for r in rows)
 
 # --backend cuda keeps the run on the GPU: no one-thread cpu-naive row (seconds a rep on large matrices), so GPU rows
 # have no speedup; with the default backends the row is there.
-names=$("$X" bench --size 64 --backend cuda --variants fast,memcpy --reps 2 --format csv | cut -d, -f1)
+if [ "$have_gpu" = 1 ]; then
+    names=$("$X" bench --size 64 --backend cuda --variants fast,memcpy --reps 2 --format csv | cut -d, -f1)
+else
+    names=
+fi
 names_all=$("$X" bench --size 64 --backend all --variants cpu-fast --reps 2 --format csv | cut -d, -f1)
 if ! printf '%s\n' "$names" | grep -qx cpu-naive && printf '%s\n' "$names_all" | grep -qx cpu-naive; then
     pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: cpu-naive with --backend cuda, or missing without it"; fi
@@ -241,9 +255,9 @@ csv=$("$X" bench --size 64 --threads 1,2 --backend cpu --variants cpu-fast --rep
 check "csv threads field" "$csv" '
 import csv, json, os, sys
 lines = sys.stdin.read().splitlines()
-assert lines[-1].startswith("# CPU rows timed cold"), lines[-1]  # the note, as a comment line after the rows
-rows = list(csv.DictReader(lines[:-1]))
-assert rows and all(len(r) == 16 and None not in r for r in rows), rows
+assert not any(l.startswith("#") for l in lines), lines  # the notes go to stderr
+rows = list(csv.DictReader(lines))
+assert rows and all(len(r) == 22 and None not in r and None not in r.values() for r in rows), rows
 assert sorted({int(r["threads"]) for r in rows}) == json.loads(os.environ["WANT_THREADS"]), rows
 '
 
@@ -289,7 +303,174 @@ import sys
 t = sys.stdin.read()
 assert t.startswith('xpose $want_version (ABI '), t
 assert 'CUDA backend' in t and 'OpenMP' in t and 'cublas-geam' in t, t
+import re
+assert re.search(r'^commit: [^ ]+$', t, re.M), t  # git's short hash at configure time, an override, or unknown
+assert re.search(r'^build: [^,]*, CUDA backend (yes|no), CUDA architectures [^ ,]+, OpenMP (yes|no)$', t, re.M), t
+assert re.search(r'^peers: cpu-openblas (yes|no), cublas-geam (yes|no)$', t, re.M), t
 "
+# --- bench -h / --help: the usage on stdout, exit 0; getopt_long's --opt=value form reads like --opt value.
+check "bench -h and --help print the usage" "$("$X" bench -h; "$X" bench --help)" '
+import sys
+t = sys.stdin.read()
+assert t.count("usage: xpose bench") == 2 and "--json FILE" in t, t
+'
+expect 0 "bench -h" -- "$X" bench -h
+usage_error "stray argument" -- "$X" bench --size 8 extra
+check "--size=N reads as --size N" "$("$X" bench --size=48 --backend=cpu --variants=cpu-fast/ --reps=1 --format=csv)" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert rows and all(r["rows"] == "48" for r in rows), rows
+'
+
+# --- --threads 0: one thread per processor, as xpose_set_threads(0) reads it (a build without OpenMP: one).
+want0=$([ "$WANT_THREADS" = "[1]" ] && echo "[1]" || echo "[$(nproc)]")
+got=$("$X" bench --size 64 --threads 0 --backend cpu --variants cpu-fast/ --reps 1 --format json | threads_of)
+if [ "$got" = "$want0" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: --threads 0 ran $got, wanted $want0"; fi
+
+# --- Nothing to run is a usage error (one line, exit 2); something to run beside what cannot run, a note.
+usage_error "GPU variant on --backend cpu" -- "$X" bench --variants cublas-geam --backend cpu --size 64 --reps 1
+usage_error "reduction on --backend cpu, named GPU" -- "$X" bench --op reduce --variants reduce-sequential --backend cpu --n 1000 --reps 1
+if [ "$have_gpu" = 0 ]; then
+    usage_error "--backend cuda without a GPU" -- "$X" bench --backend cuda --size 64 --reps 1
+    usage_error "--peers --backend cuda without a GPU" -- "$X" bench --peers --backend cuda --size 64 --reps 1
+    usage_error "--op reduce --backend cuda without a GPU" -- "$X" bench --op reduce --backend cuda --n 1000 --reps 1
+    usage_error "GPU preset without a GPU" -- "$X" bench --preset seed002 --size 64 --reps 1
+fi
+check "a variant left out by --backend is said" "$("$X" bench --variants cpu-fast/,fast --backend cpu --size 64 --reps 1 --format json)" '
+import json, sys
+d = json.load(sys.stdin)
+assert "left out by --backend cpu: fast" in d["note"], d["note"]
+assert {r["variant"] for r in d["results"]} == {"cpu-naive", "cpu-memcpy", "cpu-fast"}, d["results"]
+'
+
+# --- One run, four outputs: the table on stdout and the same rows in --json, --csv and --md files, in the same order;
+# verified reads true/false in each; the CSV has no comment line and every field of every row.
+out_dir=$(mktemp -d)
+table=$("$X" bench --size 64,96 --type u16 --backend cpu --variants cpu-fast/ --reps 3 --json "$out_dir/r.json" \
+    --csv "$out_dir/r.csv" --md "$out_dir/r.md" 2>"$out_dir/err")
+check "--json, --csv and --md beside the table" "$table" "
+import csv, json, re, sys
+table = sys.stdin.read().splitlines()
+head, rows_t = table[0], [l for l in table[1:] if l.startswith('cpu-')]
+d = json.load(open('$out_dir/r.json'))
+text = open('$out_dir/r.csv').read()
+assert '#' not in text, text
+rows_c = list(csv.DictReader(text.splitlines()))
+md = [l for l in open('$out_dir/r.md').read().splitlines() if l.startswith('| cpu-')]
+rows_j = d['results']
+assert len(rows_j) == len(rows_c) == len(md) == len(rows_t) == 6, (len(rows_j), len(rows_c), len(md), len(rows_t))
+for j, c, m, t in zip(rows_j, rows_c, md, rows_t):
+    assert j['variant'] == c['variant'] == m.split('|')[1].strip() == t.split()[0], (j, c, m, t)
+    assert j['verified'] is True and c['verified'] == 'true' and m.split('|')[11].strip() == 'true', (j, c, m)
+    assert t.split()[-1] == 'true', t
+    assert None not in c and None not in c.values() and len(c) == 22, c
+    # Column widths fixed before the first row: every row's verified word under the header's.
+    assert t.index(t.split()[-1]) == head.index('verified'), (head, t)
+assert 'note: CPU rows timed cold' in table[-1], table[-1]
+assert open('$out_dir/err').read() == '', open('$out_dir/err').read()
+"
+if python3 -c 'import pandas' 2>/dev/null; then
+    check "pandas reads the CSV" "$out_dir/r.csv" '
+import sys, pandas
+df = pandas.read_csv(sys.stdin.read().strip())
+assert len(df) == 6 and df["verified"].dtype == bool and df["ms"].notna().all(), df
+'
+fi
+usage_error "--json into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --json /nonexistent-xpose-dir/r.json
+
+# --- The JSON's context and per-row fields: build, date, host, GPU (none where there is none), command line, seed,
+# notes; each row's type name, leading dimensions, batch, reps and min <= median <= max.
+check "JSON context and row fields" "$(cat "$out_dir/r.json")" "
+import json, re, sys
+d = json.load(sys.stdin)
+c = d['context']
+assert c['version'] == '$want_version' and c['commit'] and c['build_type'], c
+assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', c['date']), c['date']
+assert c['host_cpu'] and isinstance(c['openmp'], bool), c
+for k in ('gpu', 'gpu_driver', 'cuda_runtime', 'cuda_architectures'):
+    assert isinstance(c[k], str) and c[k], (k, c)
+if $have_gpu == 0:
+    assert c['gpu'] == 'none', c
+assert c['command_line'].startswith('xpose bench --size 64,96 --type u16'), c['command_line']
+assert c['seed'] == 2026 and c['notes'] and '; '.join(c['notes']) == d['note'], c
+for r in d['results']:
+    assert r['dtype'] == 'u16' and r['batch'] == 1 and r['reps'] >= 1, r
+    assert r['ld_src'] == r['cols'] and r['ld_dst'] == r['rows'], r
+    assert 0 < r['min_ms'] <= r['median_ms'] <= r['max_ms'], r
+"
+strided=$("$X" bench --rows 40 --cols 24 --ld-src 30 --ld-dst 50 --batch 2 --elem-size 4 --backend cpu \
+    --variants cpu-fast/ --reps 1 --seed 7 --format json)
+check "dtype of --elem-size, leading dimensions and batch" "$strided" '
+import json, sys
+d = json.load(sys.stdin)
+assert d["context"]["seed"] == 7, d["context"]
+for r in d["results"]:
+    copy = r["variant"] == "cpu-memcpy"  # a copy moves the same elements densely
+    assert r["dtype"] == "e4" and r["batch"] == 2, r
+    assert (r["ld_src"], r["ld_dst"]) == ((24, 40) if copy else (30, 50)), r
+'
+rm -rf "$out_dir"
+
+# --- Rows are written as they are measured: a run stopped after its first rows has left them, whole, on stdout
+# (TERM: a background job of a script ignores INT).
+slow=$(mktemp)
+"$X" bench --size 64,3000 --backend cpu --reps 50 > "$slow" 2>/dev/null &
+bench_pid=$!
+for _ in $(seq 1 600); do
+    [ "$(grep -c '^cpu-' "$slow")" -ge 3 ] && break
+    sleep 0.1
+done
+kill -TERM "$bench_pid" 2>/dev/null
+wait "$bench_pid"
+status=$?
+check "an interrupted run keeps its rows (exit $status)" "$(cat "$slow")" "
+import sys
+lines = sys.stdin.read().splitlines()
+assert $status != 0, 'the run finished before it was stopped'
+assert lines[0].split()[0] == 'variant', lines
+rows = [l for l in lines[1:] if l.startswith('cpu-')]
+assert len(rows) >= 3 and all(l.split()[-1] == 'true' for l in rows), lines
+"
+rm -f "$slow"
+
+# --- The CLI's sources: each file says what it is for in its first line, and no two files call each other in a
+# circle (the calls between files go one way).
+check "cli/ sources: a first-line comment each, no circular calls between files" "$(dirname "$0")/../cli" '
+import os, re, sys
+root = sys.stdin.read().strip()
+files = sorted(f for f in os.listdir(root) if f.endswith((".c", ".h")))
+text = {}
+for f in files:
+    src = open(os.path.join(root, f)).read()
+    assert re.match(r"/\* %s: \S" % re.escape(f), src), "no first-line comment saying what it is for: " + f
+    src = re.sub(r"/\*.*?\*/|//[^\n]*|\"(\\.|[^\"\\])*\"", " ", src, flags=re.S)
+    text[f] = src
+# A function defined at file scope (not static) belongs to its file; gpu_bench.c and gpu_none.c are one side.
+owner = {}
+for f, src in text.items():
+    if f.endswith(".c"):
+        for m in re.finditer(r"^(?!static)[A-Za-z_][\w \*]*?\b(\w+)\([^;{]*\)\s*\{", src, re.M):
+            owner[m.group(1)] = "gpu" if f in ("gpu_bench.c", "gpu_none.c", "gpu_overhead.c") else f
+edges = {}
+for f, src in ((f, src) for f, src in text.items() if f.endswith(".c")):
+    me = "gpu" if f in ("gpu_bench.c", "gpu_none.c", "gpu_overhead.c") else f
+    for name in set(re.findall(r"\b(\w+)\s*\(", src)):
+        if owner.get(name, me) != me:
+            edges.setdefault(me, set()).add(owner[name])
+def cycle(node, path):
+    for nxt in edges.get(node, ()):
+        if nxt in path:
+            return path[path.index(nxt):] + [nxt]
+        c = cycle(nxt, path + [nxt])
+        if c:
+            return c
+    return None
+for start in list(edges):
+    c = cycle(start, [start])
+    assert not c, "circular calls: " + " -> ".join(c)
+assert edges.get("bench.c") and "bench_transpose.c" in edges["bench.c"], edges
+'
 # A plot that cannot be drawn is refused before the bench runs (gnuplot would draw the PNG to standard output instead).
 usage_error "plot into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png
 usage_error "plot file name with a quote" -- "$X" bench --size 64 --backend cpu --reps 1 --plot "/tmp/xpose'plot.png"
