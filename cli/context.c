@@ -11,13 +11,15 @@ void cpu_model(char *buf, size_t n)
         return;
     char line[512];
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c += c[1] == ' ' ? 2 : 1;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, n, "%s", c);
-            }
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            const char *s = strchr(line, ':') + 1;
+            size_t k = 0;
+            for (; *s && *s != '\n' && k + 1 < n; s++)
+                if (*s != ' ' || (k && buf[k - 1] != ' ')) /* runs of spaces, as some models pad them, to one */
+                    buf[k++] = *s;
+            while (k && buf[k - 1] == ' ')
+                k--;
+            buf[k] = 0;
             break;
         }
     fclose(f);

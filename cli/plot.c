@@ -107,28 +107,6 @@ static void row_label(const bench_row *r, const run_info *ri, char *buf, size_t 
         snprintf(buf + k, n - k, " (%d thread%s)", r->threads, r->threads == 1 ? "" : "s");
 }
 
-static void cpu_model(char *buf, size_t n)
-{
-    snprintf(buf, n, "CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            const char *s = strchr(line, ':') + 1;
-            size_t k = 0;
-            for (; *s && *s != '\n' && k + 1 < n; s++)
-                if (*s != ' ' || (k && buf[k - 1] != ' ')) /* runs of spaces, as some models pad them, to one */
-                    buf[k++] = *s;
-            while (k && buf[k - 1] == ' ')
-                k--;
-            buf[k] = 0;
-            break;
-        }
-    fclose(f);
-}
-
 /* "CPU: <model>, 2 threads" or "GPU: <name>" (backend b) */
 static void device_str(xpose_backend b, const run_info *ri, char *buf, size_t n)
 {
@@ -237,8 +215,8 @@ static void footnote(const bench_result *res, char *buf, size_t n)
                               r->params[0] ? "/" : "", r->params,
                               r->status == XPOSE_OK ? "no time" : xpose_strerror(r->status));
     }
-    if (res->note[0] && k < n)
-        snprintf(buf + k, n - k, "%s%s", k ? ". " : "", res->note);
+    for (int i = 0; i < res->nnotes && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ". " : "", res->notes[i]);
 }
 
 /* ---- One shape, or a few: horizontal bars ---- */

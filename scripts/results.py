@@ -67,7 +67,7 @@ def command_options(cmd):
 # A row of the bench's text table: variant, params (may be empty), shape ("RxC" or "RxC xB"), elem, threads ("-" on
 # a GPU), ms, GB/s, % memcpy, speedup, spread %, verified.
 ROW = re.compile(r"^(\S+)\s+(?:(\S+)\s+)??(\d+)x(\d+)(?: x(\d+))?\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)"
-                 r"\s+(\S+)\s+(yes|NO|ERROR)$")
+                 r"\s+(\S+)\s+(yes|NO|ERROR|true|false)$")
 
 
 def import_bench_text(text, commands):

@@ -10,7 +10,7 @@ def load(path):
     out = {}
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
-            if r["status"] != "0" or r["verified"] != "yes" or not r["pct_memcpy"] or float(r["pct_memcpy"]) < 0:
+            if r["status"] != "0" or r["verified"] not in ("true", "yes") or not r["pct_memcpy"] or float(r["pct_memcpy"]) < 0:
                 continue
             key = (int(r["elem_size"]), int(r["rows"]), int(r["cols"]))
             name = r["variant"] + ("/" + r["params"] if r["params"] else "")
