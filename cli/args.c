@@ -100,9 +100,9 @@ static int parse_list(const char *what, const char *s, size_t lo, size_t hi, siz
 static const struct {
     const char *name;
     size_t size;
-} types[] = {{"u8", 1},    {"i8", 1},     {"u16", 2},    {"i16", 2},    {"f16", 2},   {"bf16", 2},
-             {"float", 4}, {"f32", 4},    {"i32", 4},    {"u32", 4},    {"double", 8}, {"f64", 8},
-             {"i64", 8},   {"u64", 8},    {"c64", 8},    {"c128", 16},  {"v128", 16}};
+} types[] = {{"u8", 1},    {"i8", 1},  {"u16", 2}, {"i16", 2},   {"f16", 2},    {"bf16", 2},
+             {"float", 4}, {"f32", 4}, {"i32", 4}, {"u32", 4},   {"double", 8}, {"f64", 8},
+             {"i64", 8},   {"u64", 8}, {"c64", 8}, {"c128", 16}, {"v128", 16}};
 
 int parse_type(const char *s, size_t *es)
 {
@@ -177,10 +177,12 @@ static const char *foreign_option(const bench_opts *o, int reduce, int elem_size
     const struct {
         int given;
         const char *name;
-    } t[] = {{o->nsizes > 0, "--size"}, {o->rect, "--rows/--cols"}, {o->batch > 0, "--batch"},
-             {o->ld_src > 0, "--ld-src"}, {o->ld_dst > 0, "--ld-dst"}, {elem_size_given, "--elem-size"},
-             {o->peers, "--peers"}, {o->preset != NULL, "--preset"}, {o->sweep, "--sweep"},
-             {o->sweep_max > 0, "--sweep-max"}, {o->by_row, "--by-row"}, {o->plot != NULL, "--plot"}};
+    } t[] = {{o->nsizes > 0, "--size"},   {o->rect, "--rows/--cols"},
+             {o->batch > 0, "--batch"},   {o->ld_src > 0, "--ld-src"},
+             {o->ld_dst > 0, "--ld-dst"}, {elem_size_given, "--elem-size"},
+             {o->peers, "--peers"},       {o->preset != NULL, "--preset"},
+             {o->sweep, "--sweep"},       {o->sweep_max > 0, "--sweep-max"},
+             {o->by_row, "--by-row"},     {o->plot != NULL, "--plot"}};
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
         if (t[k].given)
             return t[k].name;
@@ -189,28 +191,64 @@ static const char *foreign_option(const bench_opts *o, int reduce, int elem_size
 
 /* getopt_long's ids for the options that have no one-letter form. */
 enum {
-    OPT_SIZE = 256, OPT_ROWS, OPT_COLS, OPT_BATCH, OPT_LD_SRC, OPT_LD_DST, OPT_N, OPT_SWEEP_MAX,
-    OPT_TYPE, OPT_ELEM_SIZE, OPT_OP, OPT_REDUCE_OP,
-    OPT_THREADS, OPT_REPS, OPT_SEED, OPT_VARIANTS, OPT_PRESET, OPT_BACKEND, OPT_FORMAT, OPT_PLOT, OPT_JSON, OPT_CSV,
-    OPT_MD, OPT_SWEEP, OPT_PEERS, OPT_WARM, OPT_BY_ROW,
+    OPT_SIZE = 256,
+    OPT_ROWS,
+    OPT_COLS,
+    OPT_BATCH,
+    OPT_LD_SRC,
+    OPT_LD_DST,
+    OPT_N,
+    OPT_SWEEP_MAX,
+    OPT_TYPE,
+    OPT_ELEM_SIZE,
+    OPT_OP,
+    OPT_REDUCE_OP,
+    OPT_THREADS,
+    OPT_REPS,
+    OPT_SEED,
+    OPT_VARIANTS,
+    OPT_PRESET,
+    OPT_BACKEND,
+    OPT_FORMAT,
+    OPT_PLOT,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_MD,
+    OPT_SWEEP,
+    OPT_PEERS,
+    OPT_WARM,
+    OPT_BY_ROW,
 };
 
-static const struct option bench_options[] = {
-    {"size", required_argument, 0, OPT_SIZE},         {"rows", required_argument, 0, OPT_ROWS},
-    {"cols", required_argument, 0, OPT_COLS},         {"batch", required_argument, 0, OPT_BATCH},
-    {"ld-src", required_argument, 0, OPT_LD_SRC},     {"ld-dst", required_argument, 0, OPT_LD_DST},
-    {"n", required_argument, 0, OPT_N},               {"sweep-max", required_argument, 0, OPT_SWEEP_MAX},
-    {"type", required_argument, 0, OPT_TYPE},         {"elem-size", required_argument, 0, OPT_ELEM_SIZE},
-    {"op", required_argument, 0, OPT_OP},             {"reduce-op", required_argument, 0, OPT_REDUCE_OP},
-    {"threads", required_argument, 0, OPT_THREADS},   {"reps", required_argument, 0, OPT_REPS},
-    {"seed", required_argument, 0, OPT_SEED},         {"variants", required_argument, 0, OPT_VARIANTS},
-    {"preset", required_argument, 0, OPT_PRESET},     {"backend", required_argument, 0, OPT_BACKEND},
-    {"format", required_argument, 0, OPT_FORMAT},     {"plot", required_argument, 0, OPT_PLOT},
-    {"json", required_argument, 0, OPT_JSON},         {"csv", required_argument, 0, OPT_CSV},
-    {"md", required_argument, 0, OPT_MD},             {"sweep", no_argument, 0, OPT_SWEEP},
-    {"peers", no_argument, 0, OPT_PEERS},             {"warm", no_argument, 0, OPT_WARM},
-    {"by-row", no_argument, 0, OPT_BY_ROW},           {"help", no_argument, 0, 'h'},
-    {0, 0, 0, 0}};
+static const struct option bench_options[] = {{"size", required_argument, 0, OPT_SIZE},
+                                              {"rows", required_argument, 0, OPT_ROWS},
+                                              {"cols", required_argument, 0, OPT_COLS},
+                                              {"batch", required_argument, 0, OPT_BATCH},
+                                              {"ld-src", required_argument, 0, OPT_LD_SRC},
+                                              {"ld-dst", required_argument, 0, OPT_LD_DST},
+                                              {"n", required_argument, 0, OPT_N},
+                                              {"sweep-max", required_argument, 0, OPT_SWEEP_MAX},
+                                              {"type", required_argument, 0, OPT_TYPE},
+                                              {"elem-size", required_argument, 0, OPT_ELEM_SIZE},
+                                              {"op", required_argument, 0, OPT_OP},
+                                              {"reduce-op", required_argument, 0, OPT_REDUCE_OP},
+                                              {"threads", required_argument, 0, OPT_THREADS},
+                                              {"reps", required_argument, 0, OPT_REPS},
+                                              {"seed", required_argument, 0, OPT_SEED},
+                                              {"variants", required_argument, 0, OPT_VARIANTS},
+                                              {"preset", required_argument, 0, OPT_PRESET},
+                                              {"backend", required_argument, 0, OPT_BACKEND},
+                                              {"format", required_argument, 0, OPT_FORMAT},
+                                              {"plot", required_argument, 0, OPT_PLOT},
+                                              {"json", required_argument, 0, OPT_JSON},
+                                              {"csv", required_argument, 0, OPT_CSV},
+                                              {"md", required_argument, 0, OPT_MD},
+                                              {"sweep", no_argument, 0, OPT_SWEEP},
+                                              {"peers", no_argument, 0, OPT_PEERS},
+                                              {"warm", no_argument, 0, OPT_WARM},
+                                              {"by-row", no_argument, 0, OPT_BY_ROW},
+                                              {"help", no_argument, 0, 'h'},
+                                              {0, 0, 0, 0}};
 
 #define NOT_MINE (-2) /* an option handler's answer for an option of another group */
 
@@ -228,12 +266,8 @@ static int shape_option(bench_opts *o, int id, const char *v)
         o->rows = o->cols = o->sizes[0]; /* one value: exactly the old --size N, and presets see it */
         return st;
     }
-    case OPT_ROWS:
-        o->rect = 1;
-        return parse_positive("--rows", v, &o->rows);
-    case OPT_COLS:
-        o->rect = 1;
-        return parse_positive("--cols", v, &o->cols);
+    case OPT_ROWS: o->rect = 1; return parse_positive("--rows", v, &o->rows);
+    case OPT_COLS: o->rect = 1; return parse_positive("--cols", v, &o->cols);
     case OPT_BATCH: return parse_positive("--batch", v, &o->batch);
     case OPT_LD_SRC: return parse_positive("--ld-src", v, &o->ld_src);
     case OPT_LD_DST: return parse_positive("--ld-dst", v, &o->ld_dst);
@@ -266,9 +300,7 @@ static int element_option(bench_opts *o, given *g, int id, const char *v)
         st = parse_choice("--op", v, ops, 2, &k);
         o->op = (op_choice)k;
         return st;
-    case OPT_REDUCE_OP:
-        g->reduce_op = 1;
-        return parse_choice("--reduce-op", v, reduce_ops, 3, &o->reduce_op);
+    case OPT_REDUCE_OP: g->reduce_op = 1; return parse_choice("--reduce-op", v, reduce_ops, 3, &o->reduce_op);
     default: return NOT_MINE;
     }
 }

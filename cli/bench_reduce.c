@@ -81,7 +81,7 @@ typedef struct cpu_call {
     int copy;
     xpose_layout lay; /* the copy's: 1 x n */
     void *copy_dst;
-    uint64_t got;     /* the reduction's result */
+    uint64_t got; /* the reduction's result */
 } cpu_call;
 
 static int run_cpu_call(void *ctx)
@@ -94,8 +94,8 @@ static int run_cpu_call(void *ctx)
 /* CPU rows: one checked run, then timed ones (time_cpu_runs). */
 static void time_cpu(const char *id, const job *j, void *copy_dst, bench_row *row)
 {
-    cpu_call c = {id, j, row->family == XPOSE_FAMILY_COPY, {1, j->n, j->es, 0, 0, 0, 0, 0}, copy_dst,
-                  0xA7A7A7A7A7A7A7A7ull};
+    cpu_call c = {
+        id, j, row->family == XPOSE_FAMILY_COPY, {1, j->n, j->es, 0, 0, 0, 0, 0}, copy_dst, 0xA7A7A7A7A7A7A7A7ull};
     row->status = run_cpu_call(&c);
     if (row->status != XPOSE_OK)
         return;
@@ -317,8 +317,10 @@ int bench_reduce(const bench_opts *o, const bench_env *env, bench_result *res)
     xr_fill(j.type, XR_UNIFORM, host, j.n, o->seed);
     xr_expected(j.op, j.type, host, j.n, &j.want);
     j.host = host;
-    note_add(res, "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the same "
-             "bytes, this run; speedup: over cpu-reduce", op_names[j.op], o->type_name ? o->type_name : "float", j.n);
+    note_add(res,
+             "%s of %.8s, n=%zu: GB/s = bytes read / time; %%memcpy: of memcpy's GB/s (read + write) on the same "
+             "bytes, this run; speedup: over cpu-reduce",
+             op_names[j.op], o->type_name ? o->type_name : "float", j.n);
     char shape[48]; /* the widest shape cell: the copy rows' 1xN */
     res->setup++;
     if (!(st = result_start(res, o, snprintf(shape, sizeof shape, "1x%zu", j.n))))

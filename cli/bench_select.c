@@ -148,12 +148,9 @@ int sel_check_family(const selection *s, int reduce)
 static int wants_backend(const bench_opts *o, xpose_backend be, int gpu)
 {
     switch (o->backend) {
-    case BE_CPU:
-        return be == XPOSE_BACKEND_CPU;
-    case BE_CUDA:
-        return be == XPOSE_BACKEND_CUDA;
-    case BE_ALL:
-        return 1;
+    case BE_CPU: return be == XPOSE_BACKEND_CPU;
+    case BE_CUDA: return be == XPOSE_BACKEND_CUDA;
+    case BE_ALL: return 1;
     default: /* auto: the GPU ladder where a GPU is, else the CPU side */
         return gpu ? be == XPOSE_BACKEND_CUDA : be == XPOSE_BACKEND_CPU;
     }

@@ -9,7 +9,7 @@ typedef struct selection {
     int idx[512];
     int implicit[512];
     int n;
-    int nref;    /* the first nref are the references, put there by sel_put_first */
+    int nref; /* the first nref are the references, put there by sel_put_first */
 } selection;
 
 /* Adds registry row i (ignored when negative or already there). */

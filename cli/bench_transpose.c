@@ -58,10 +58,10 @@ typedef struct shape {
 /* One shape's host buffers and layouts, shared by every variant and thread count timed on it. */
 typedef struct shape_data {
     shape sh;
-    xpose_layout lay, dense;  /* dense: what a copy row moves, the same elements without the strides */
+    xpose_layout lay, dense; /* dense: what a copy row moves, the same elements without the strides */
     unsigned char *src, *ref, *out;
     size_t sb, db, dense_bytes;
-    int on_gpu;               /* gpu_begin_shape has placed it */
+    int on_gpu; /* gpu_begin_shape has placed it */
 } shape_data;
 
 /* Rejects a shape whose leading dimensions are too small or that cannot fit in host memory, with `extra` bytes of
@@ -75,12 +75,15 @@ static int check_shape(const bench_opts *o, shape sh, size_t extra)
     }
     /* Estimated in floating point first, so that absurd sizes cannot wrap the byte counts. */
     double b = (double)(o->batch ? o->batch : 1), es = (double)sh.es;
-    double need = b * es * ((double)sh.rows * (double)(o->ld_src ? o->ld_src : sh.cols) +
-                            2.0 * (double)sh.cols * (double)(o->ld_dst ? o->ld_dst : sh.rows)) + (double)extra;
+    double need = b * es *
+                      ((double)sh.rows * (double)(o->ld_src ? o->ld_src : sh.cols) +
+                       2.0 * (double)sh.cols * (double)(o->ld_dst ? o->ld_dst : sh.rows)) +
+                  (double)extra;
     if (need > 0.85 * (double)phys_bytes()) {
-        fprintf(stderr, "xpose: %zux%zu with %zu-byte elements needs %.1f GiB of host memory; this machine has "
-                        "%.1f GiB\n", sh.rows, sh.cols, sh.es, need / 1073741824.0,
-                (double)phys_bytes() / 1073741824.0);
+        fprintf(stderr,
+                "xpose: %zux%zu with %zu-byte elements needs %.1f GiB of host memory; this machine has "
+                "%.1f GiB\n",
+                sh.rows, sh.cols, sh.es, need / 1073741824.0, (double)phys_bytes() / 1073741824.0);
         return CLI_EXIT_USAGE;
     }
     return 0;
@@ -98,8 +101,8 @@ static int shape_begin(const bench_opts *o, shape sh, shape_data *d)
     d->src = host_big_alloc(d->sb), d->ref = host_big_alloc(d->db), d->out = host_big_alloc(d->db);
     if (!d->src || !d->ref || !d->out) {
         free(d->src), free(d->ref), free(d->out);
-        fprintf(stderr, "xpose: cannot allocate %.1f GiB for %zux%zu\n",
-                (double)(d->sb + 2 * d->db) / 1073741824.0, sh.rows, sh.cols);
+        fprintf(stderr, "xpose: cannot allocate %.1f GiB for %zux%zu\n", (double)(d->sb + 2 * d->db) / 1073741824.0,
+                sh.rows, sh.cols);
         return CLI_EXIT_USAGE;
     }
     xv_fill_random(d->src, d->sb, o->seed + sh.rows * 31 + sh.cols * 7 + sh.es);
@@ -150,8 +153,8 @@ static int shape_on_gpu(shape_data *d)
 
 /* Runs variant v on the shape: a CPU row is timed and pushed now, a GPU row verified now and queued in q, to be
  * timed with the shape's other GPU rows; `implicit`: a reference the user did not ask for. */
-static int run_variant(const bench_opts *o, const xpose_variant_info *v, int implicit, shape_data *d,
-                       shape_jobs *q, bench_result *res)
+static int run_variant(const bench_opts *o, const xpose_variant_info *v, int implicit, shape_data *d, shape_jobs *q,
+                       bench_result *res)
 {
     char id[96];
     variant_id(v, id, sizeof id);

@@ -37,8 +37,9 @@ void build_context(run_context *c)
 /* The first line starts "xpose VERSION " (scripts match it); the peers are what the bench can time beside xpose. */
 void print_version(FILE *f)
 {
-    fprintf(f, "xpose %s (ABI %d)\ncommit: %s\nbuild: %s, CUDA backend %s, CUDA architectures %s, OpenMP %s\n"
-               "peers: cpu-openblas %s, cublas-geam %s\n",
+    fprintf(f,
+            "xpose %s (ABI %d)\ncommit: %s\nbuild: %s, CUDA backend %s, CUDA architectures %s, OpenMP %s\n"
+            "peers: cpu-openblas %s, cublas-geam %s\n",
             xpose_version(), XPOSE_ABI_VERSION, XPOSE_GIT_COMMIT, XPOSE_BUILD_TYPE, yes_no(BUILD_CUDA),
             XPOSE_CUDA_ARCHS, yes_no(XPOSE_BUILD_OPENMP), yes_no(XPOSE_BUILD_OPENBLAS), yes_no(BUILD_CUDA));
 }

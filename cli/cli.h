@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include "xpose.h"
 
-#define CLI_EXIT_USAGE 2 /* bad input: one line on stderr, this status */
+#define CLI_EXIT_USAGE 2    /* bad input: one line on stderr, this status */
 #define CLI_SWEEP_FIRST 256 /* --sweep's first (smallest) square size */
-#define CLI_MAX_LIST 8   /* values in a --size or --threads list */
+#define CLI_MAX_LIST 8      /* values in a --size or --threads list */
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
 typedef enum { BE_AUTO, BE_CPU, BE_CUDA, BE_ALL } be_choice;
@@ -16,47 +16,47 @@ typedef enum { OP_TRANSPOSE, OP_REDUCE } op_choice;
 
 typedef struct bench_opts {
     size_t rows, cols, elem_size, batch, ld_src, ld_dst;
-    size_t sizes[CLI_MAX_LIST];   /* --size N[,N...]: square shapes; the first also sets rows and cols */
+    size_t sizes[CLI_MAX_LIST]; /* --size N[,N...]: square shapes; the first also sets rows and cols */
     int nsizes;
     int rect;                     /* --rows or --cols was given */
     int elem_given;               /* --type or --elem-size was given: a preset keeps it */
     size_t threads[CLI_MAX_LIST]; /* --threads T[,T...] (0: one per processor); none (nthreads 0): the default */
     int nthreads;
-    size_t n;                 /* reduce: element count */
-    const char *type_name;    /* --type as given (reduce: float, double, i32, i64); NULL: float */
-    int reduce_op;            /* reduce: an xpose_reduce_op, from --reduce-op (default sum) */
+    size_t n;              /* reduce: element count */
+    const char *type_name; /* --type as given (reduce: float, double, i32, i64); NULL: float */
+    int reduce_op;         /* reduce: an xpose_reduce_op, from --reduce-op (default sum) */
     be_choice backend;
-    const char *variants;     /* comma-separated ids, NULL: the default set */
-    const char *preset;       /* seed000, seed001, seed002, seed004 */
-    const char *plot;         /* PNG path or NULL */
+    const char *variants;        /* comma-separated ids, NULL: the default set */
+    const char *preset;          /* seed000, seed001, seed002, seed004 */
+    const char *plot;            /* PNG path or NULL */
     const char *json, *csv, *md; /* --json/--csv/--md FILE: written besides stdout; NULL: not asked */
     int reps, sweep, peers;
-    int warm;                 /* --warm: CPU rows timed without evicting the caches between runs */
-    int by_row;               /* --by-row: each GPU row's reps timed together, one row after another */
+    int warm;   /* --warm: CPU rows timed without evicting the caches between runs */
+    int by_row; /* --by-row: each GPU row's reps timed together, one row after another */
     size_t sweep_max;
     op_choice op;
-    out_format format;        /* stdout's */
+    out_format format; /* stdout's */
     unsigned long long seed;
-    int argc;                 /* the command line from "bench" on, for the JSON context */
+    int argc; /* the command line from "bench" on, for the JSON context */
     char **argv;
 } bench_opts;
 
 /* One timed, verified variant at one shape. */
 typedef struct bench_row {
     char variant[40], params[24];
-    char dtype[12];           /* the --type name, "float" by default, else e<bytes> (e4 for --elem-size 4) */
+    char dtype[12]; /* the --type name, "float" by default, else e<bytes> (e4 for --elem-size 4) */
     xpose_backend backend;
     xpose_family family;
     size_t rows, cols, elem_size, batch;
-    size_t ld_src, ld_dst;    /* leading dimensions in elements; 0 for a reduction (none) */
-    int setup;                /* rows of one setup (shape, or array) share it: a row relates to its own setup's */
-    int threads;              /* CPU threads it ran with; 0 for GPU rows (not applicable) */
-    int pass_threads;         /* CPU: the library's thread setting when it ran (its --threads pass) */
-    double bytes;             /* bytes read + written by one run */
-    double ms, spread_pct;    /* median time (GPU rows: the mean of the middle half); (p90 - p10) / that */
-    double min_ms, median_ms, max_ms;  /* of the timed runs */
-    double gbps, pct_memcpy, speedup;  /* pct/speedup < 0: no reference row in this run */
-    int reps, verified, status;        /* status: XPOSE_OK or why it did not run */
+    size_t ld_src, ld_dst; /* leading dimensions in elements; 0 for a reduction (none) */
+    int setup;             /* rows of one setup (shape, or array) share it: a row relates to its own setup's */
+    int threads;           /* CPU threads it ran with; 0 for GPU rows (not applicable) */
+    int pass_threads;      /* CPU: the library's thread setting when it ran (its --threads pass) */
+    double bytes;          /* bytes read + written by one run */
+    double ms, spread_pct; /* median time (GPU rows: the mean of the middle half); (p90 - p10) / that */
+    double min_ms, median_ms, max_ms; /* of the timed runs */
+    double gbps, pct_memcpy, speedup; /* pct/speedup < 0: no reference row in this run */
+    int reps, verified, status;       /* status: XPOSE_OK or why it did not run */
 } bench_row;
 
 typedef struct report report; /* the outputs a run writes to (report.c) */
@@ -64,13 +64,13 @@ typedef struct report report; /* the outputs a run writes to (report.c) */
 typedef struct bench_result {
     bench_row *rows;
     size_t count, cap;
-    char **notes;             /* remarks for the end of the output: why rows were skipped, how they were timed */
+    char **notes; /* remarks for the end of the output: why rows were skipped, how they were timed */
     int nnotes;
-    const char *base;         /* the variant speedups are over: cpu-naive, or cpu-reduce */
-    int setup;                /* the setup rows pushed now belong to */
-    int holding;              /* rows from hold_from on are not written yet (result_hold) */
+    const char *base; /* the variant speedups are over: cpu-naive, or cpu-reduce */
+    int setup;        /* the setup rows pushed now belong to */
+    int holding;      /* rows from hold_from on are not written yet (result_hold) */
     size_t hold_from;
-    report *out;              /* NULL until result_start */
+    report *out; /* NULL until result_start */
 } bench_result;
 
 /* The GPU as the JSON context names it; "none" in each field where there is none. */
@@ -82,10 +82,10 @@ typedef struct gpu_id {
 typedef struct run_context {
     const char *version, *commit, *build_type, *cuda_archs;
     int openmp;
-    char date[32];            /* UTC, ISO 8601, when the run started */
-    char cpu[256];            /* /proc/cpuinfo's model name */
+    char date[32]; /* UTC, ISO 8601, when the run started */
+    char cpu[256]; /* /proc/cpuinfo's model name */
     gpu_id gpu;
-    char command[2048];       /* the command line, quoted for a shell */
+    char command[2048]; /* the command line, quoted for a shell */
     unsigned long long seed;
 } run_context;
 
@@ -98,8 +98,8 @@ typedef struct thread_plan {
 /* What both benches start from (bench.c sets it up). */
 typedef struct bench_env {
     thread_plan tp;
-    int gpu;                  /* GPU variants can run here */
-    char why[160];            /* why they cannot */
+    int gpu;       /* GPU variants can run here */
+    char why[160]; /* why they cannot */
     run_context ctx;
 } bench_env;
 
@@ -188,9 +188,9 @@ int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
 /* gpu_bench.c / gpu_none.c: the GPU side of the bench, present only when CUDA is built. */
-int gpu_ready(char *why, size_t why_len);                /* 1 when GPU variants can be timed here */
-void gpu_describe(char *buf, size_t len);                /* device name, memory, driver; or why none */
-void gpu_identity(gpu_id *id);                           /* name, driver and runtime versions, or "none" */
+int gpu_ready(char *why, size_t why_len); /* 1 when GPU variants can be timed here */
+void gpu_describe(char *buf, size_t len); /* device name, memory, driver; or why none */
+void gpu_identity(gpu_id *id);            /* name, driver and runtime versions, or "none" */
 /* Uploads one shape; then gpu_verify_variant per variant and gpu_time_jobs; gpu_end_shape frees. 0 or an
  * xpose status. */
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);

@@ -45,7 +45,8 @@ size_t cpu_flush_init(void)
 void cpu_flush(void)
 {
     long long sum;
-    if (flush_buf && xpose_reduce(XPOSE_BACKEND_CPU, XPOSE_SUM, XPOSE_I64, flush_buf, flush_bytes / 8, &sum) == XPOSE_OK)
+    if (flush_buf &&
+        xpose_reduce(XPOSE_BACKEND_CPU, XPOSE_SUM, XPOSE_I64, flush_buf, flush_bytes / 8, &sum) == XPOSE_OK)
         flush_count++;
 }
 
@@ -55,8 +56,10 @@ void cpu_flush_note(bench_result *r, int cold)
     if (!cold)
         note_add(r, "CPU rows timed warm (--warm): no cache flush between runs");
     else if (flush_buf)
-        note_add(r, "CPU rows timed cold: a %zu MiB read (twice the last-level cache) before each of the %ld timed "
-                 "runs; --warm skips it", flush_bytes >> 20, flush_count);
+        note_add(r,
+                 "CPU rows timed cold: a %zu MiB read (twice the last-level cache) before each of the %ld timed "
+                 "runs; --warm skips it",
+                 flush_bytes >> 20, flush_count);
     else
         note_add(r, "CPU caches not flushed between runs: no memory for the flush buffer");
 }

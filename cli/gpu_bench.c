@@ -17,8 +17,9 @@ int gpu_ready(char *why, size_t why_len)
 {
     int st = xpose_cuda_status();
     if (st != XPOSE_OK) {
-        snprintf(why, why_len, "%s", st == XPOSE_ERR_NO_DEVICE ? "no CUDA device visible (cudaGetDeviceCount found none)"
-                                                               : xpose_strerror(st));
+        snprintf(why, why_len, "%s",
+                 st == XPOSE_ERR_NO_DEVICE ? "no CUDA device visible (cudaGetDeviceCount found none)"
+                                           : xpose_strerror(st));
         return 0;
     }
     return 1;
@@ -62,9 +63,9 @@ void gpu_describe(char *buf, size_t len)
         return;
     }
     gpu_identity(&id);
-    snprintf(buf, len, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB, driver CUDA %s, runtime %s", p.name, p.major,
-             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0, p.l2CacheSize >> 20,
-             id.driver, id.runtime);
+    snprintf(buf, len, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB, driver CUDA %s, runtime %s", p.name, p.major, p.minor,
+             p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0, p.l2CacheSize >> 20, id.driver,
+             id.runtime);
 }
 
 void gpu_end_shape(void)

@@ -43,8 +43,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median over rounds of (time of `calls` calls) / calls, in microseconds; a call that fails ends it with its status. */
-static int time_cpu(int which, const xpose_layout *l, const void *src, void *dst, int calls, int rounds,
-                    double *us)
+static int time_cpu(int which, const xpose_layout *l, const void *src, void *dst, int calls, int rounds, double *us)
 {
     double *t = malloc(sizeof(double) * (size_t)rounds);
     if (!t)
@@ -83,12 +82,11 @@ static void print_row(const char *backend, const char *call, const xpose_layout 
 
 int cmd_overhead(int argc, char **argv)
 {
-    static const struct option opts[] = {{"rows", required_argument, 0, 'r'},  {"cols", required_argument, 0, 'c'},
-                                         {"size", required_argument, 0, 's'},  {"type", required_argument, 0, 't'},
+    static const struct option opts[] = {{"rows", required_argument, 0, 'r'},    {"cols", required_argument, 0, 'c'},
+                                         {"size", required_argument, 0, 's'},    {"type", required_argument, 0, 't'},
                                          {"backend", required_argument, 0, 'b'}, {"calls", required_argument, 0, 'k'},
-                                         {"rounds", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
-                                         {"csv", no_argument, 0, 'v'},
-                                         {0, 0, 0, 0}};
+                                         {"rounds", required_argument, 0, 'n'},  {"help", no_argument, 0, 'h'},
+                                         {"csv", no_argument, 0, 'v'},           {0, 0, 0, 0}};
     xpose_layout l = {.rows = 8, .cols = 8, .elem_size = 4};
     size_t calls = 1000, rounds = 51, v;
     const char *backend = "all";
@@ -119,7 +117,8 @@ int cmd_overhead(int argc, char **argv)
         fprintf(stderr, "xpose overhead: unexpected argument '%s'\n", args[optind]);
         return CLI_EXIT_USAGE;
     }
-    int cpu = !strcmp(backend, "cpu") || !strcmp(backend, "all"), cuda = !strcmp(backend, "cuda") || !strcmp(backend, "all");
+    int cpu = !strcmp(backend, "cpu") || !strcmp(backend, "all"),
+        cuda = !strcmp(backend, "cuda") || !strcmp(backend, "all");
     if (!cpu && !cuda) {
         fprintf(stderr, "xpose overhead: --backend takes cpu, cuda or all, got '%s'\n", backend);
         return CLI_EXIT_USAGE;

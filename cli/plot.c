@@ -48,8 +48,8 @@ int plot_check(const char *path)
 
 /* A row's family on the chart, in the order the bars are drawn (the bound on top, then the ladder as it climbs). */
 typedef enum { G_BOUND, G_LADDER, G_PROD, G_LAB, G_PEER, G_COUNT } group;
-static const char *const group_title[G_COUNT] = {"copy (the bound)", "lab ladder", "production",
-                                                 "production, lab", "library peers"};
+static const char *const group_title[G_COUNT] = {"copy (the bound)", "lab ladder", "production", "production, lab",
+                                                 "library peers"};
 static const char *const group_rgb[G_COUNT] = {"#9a9a9a", "#4c78a8", "#e4572e", "#f4a582", "#7b4fa3"};
 #define REF_RGB "#222222" /* the memcpy reference line */
 #define CHAR_PX 7.0       /* about one character of the 10-point font, for margins */
@@ -102,8 +102,7 @@ static run_info run_of(const bench_result *res)
 static void row_label(const bench_row *r, const run_info *ri, char *buf, size_t n)
 {
     int k = snprintf(buf, n, "%s%s%s", r->variant, r->params[0] ? "/" : "", r->params);
-    if (r->backend == XPOSE_BACKEND_CPU && (ri->npass > 1 || r->threads != r->pass_threads) && k > 0 &&
-        (size_t)k < n)
+    if (r->backend == XPOSE_BACKEND_CPU && (ri->npass > 1 || r->threads != r->pass_threads) && k > 0 && (size_t)k < n)
         snprintf(buf + k, n - k, " (%d thread%s)", r->threads, r->threads == 1 ? "" : "s");
 }
 
@@ -121,7 +120,10 @@ static void device_str(xpose_backend b, const run_info *ri, char *buf, size_t n)
     char t[96] = "";
     size_t k = 0;
     for (int i = 0; i < ri->npass && k < sizeof t; i++)
-        k += (size_t)snprintf(t + k, sizeof t - k, "%s%d", i == 0 ? "" : i + 1 == ri->npass ? " and " : ", ",
+        k += (size_t)snprintf(t + k, sizeof t - k, "%s%d",
+                              i == 0               ? ""
+                              : i + 1 == ri->npass ? " and "
+                                                   : ", ",
                               ri->pass[i]);
     snprintf(buf, n, "CPU: %s, %s thread%s%s", what, t, ri->npass == 1 && ri->pass[0] == 1 ? "" : "s",
              ri->npass > 1 ? " (a pass each)" : "");
@@ -165,8 +167,10 @@ static void label_px(FILE *g, const char *text, double x, double y, int w, int h
 /* The margins of the next plot, as a pixel box (left, top, right, bottom) of a W x H image. */
 static void box_px(FILE *g, double l, double t, double r, double b, int w, int h)
 {
-    fprintf(g, "set lmargin at screen %.5f\nset rmargin at screen %.5f\nset tmargin at screen %.5f\n"
-               "set bmargin at screen %.5f\n", l / w, r / w, 1.0 - t / h, 1.0 - b / h);
+    fprintf(g,
+            "set lmargin at screen %.5f\nset rmargin at screen %.5f\nset tmargin at screen %.5f\n"
+            "set bmargin at screen %.5f\n",
+            l / w, r / w, 1.0 - t / h, 1.0 - b / h);
 }
 
 /* The run's note (how rows were timed, what was skipped), broken into lines of at most `width` characters, drawn
@@ -230,8 +234,10 @@ typedef struct bar {
 static int bar_cmp(const void *pa, const void *pb)
 {
     const bar *a = pa, *b = pb;
-    int d = a->sec != b->sec ? a->sec - b->sec : a->grp != b->grp ? a->grp - b->grp
-          : a->name != b->name ? a->name - b->name : a->pass - b->pass;
+    int d = a->sec != b->sec     ? a->sec - b->sec
+            : a->grp != b->grp   ? a->grp - b->grp
+            : a->name != b->name ? a->name - b->name
+                                 : a->pass - b->pass;
     return d ? d : (a->at > b->at) - (a->at < b->at);
 }
 
@@ -315,8 +321,10 @@ static int draw_bars(FILE *g, const char *path, const bench_result *res)
     const int H = (int)h, W = BAR_W;
     const double left = 24 + CHAR_PX * (double)label_max, right = W - 24;
 
-    fprintf(g, "set terminal pngcairo size %d,%d noenhanced font ',10'\nset output '%s'\nset multiplot\n"
-               "set style textbox opaque noborder margins 1,0\n", W, H, path);
+    fprintf(g,
+            "set terminal pngcairo size %d,%d noenhanced font ',10'\nset output '%s'\nset multiplot\n"
+            "set style textbox opaque noborder margins 1,0\n",
+            W, H, path);
     /* Title: the shape and element size where the run has one, and what it ran on. */
     char title[512], sub[512], shape[96];
     int one_shape = 1, one_elem = 1;
@@ -340,8 +348,9 @@ static int draw_bars(FILE *g, const char *path, const bench_result *res)
     else
         snprintf(title, sizeof title, "xpose bench: transpose at %d shapes and element sizes", nsec);
     label_px(g, title, W / 2.0, 22, W, H, "center font ',15'");
-    snprintf(sub, sizeof sub, "GB/s: bytes read + written per second, higher is better; each bar labelled with its "
-                              "GB/s and its %% of memcpy at the same shape and threads");
+    snprintf(sub, sizeof sub,
+             "GB/s: bytes read + written per second, higher is better; each bar labelled with its "
+             "GB/s and its %% of memcpy at the same shape and threads");
     label_px(g, sub, W / 2.0, 48, W, H, "center font ',10' tc rgb '#444444'");
 
     /* Under the panels: the key, then the footnote. */
@@ -371,8 +380,9 @@ static int draw_bars(FILE *g, const char *path, const bench_result *res)
         device_str(pb[p], &ri, dev, sizeof dev);
         label_px(g, dev, left, y + PANEL_HEAD_PX / 2.0 + 2, W, H, "left font ',11'");
         box_px(g, left, top, right, bottom, W, H);
-        fprintf(g, "set xrange [0:%g]\nset yrange [%g:0.5]\nset grid xtics lc rgb '#dddddd'\nset xtics nomirror out\n"
-                   "set mxtics\nset ytics scale 0 nomirror (",
+        fprintf(g,
+                "set xrange [0:%g]\nset yrange [%g:0.5]\nset grid xtics lc rgb '#dddddd'\nset xtics nomirror out\n"
+                "set mxtics\nset ytics scale 0 nomirror (",
                 xmax, 0.5 - ns);
         for (int s = 0, first = 1; s < ns; s++) {
             if (!slots[s].b)
@@ -429,8 +439,8 @@ static int draw_bars(FILE *g, const char *path, const bench_result *res)
                 best &= slots[t].b->grp != G_BOUND || slots[t].b->r->gbps < slots[s].b->r->gbps ||
                         (slots[t].b->r->gbps == slots[s].b->r->gbps && t >= s);
             if (best)
-                fprintf(g, "set arrow from %g,%g to %g,%g nohead dt (8,5) lw 2 lc rgb '%s' back\n",
-                        slots[s].b->r->gbps, -a + 0.48, slots[s].b->r->gbps, -z - 0.48, REF_RGB);
+                fprintf(g, "set arrow from %g,%g to %g,%g nohead dt (8,5) lw 2 lc rgb '%s' back\n", slots[s].b->r->gbps,
+                        -a + 0.48, slots[s].b->r->gbps, -z - 0.48, REF_RGB);
         }
         fprintf(g, "plot NaN notitle");
         if (p == 0) { /* the key, placed under the last panel, lists every family in the run */
@@ -443,8 +453,7 @@ static int draw_bars(FILE *g, const char *path, const bench_result *res)
                     gq(g, group_title[c]);
                 }
             if (have[G_BOUND])
-                fprintf(g, ", keyentry with lines dt (8,5) lw 2 lc rgb '%s' title 'fastest memcpy'",
-                        REF_RGB);
+                fprintf(g, ", keyentry with lines dt (8,5) lw 2 lc rgb '%s' title 'fastest memcpy'", REF_RGB);
         }
         fprintf(g, "\nunset label\nunset object\nunset arrow\nunset key\n");
         y = bottom + PANEL_AXIS_PX;
@@ -599,8 +608,8 @@ static int draw_sweep(FILE *g, const char *path, const bench_result *res)
     }
     label_px(g, title, W / 2.0, 22, W, H, "center font ',15'");
     label_px(g, dev, W / 2.0, 46, W, H, "center font ',11'");
-    label_px(g, "GB/s: bytes read + written per second, higher is better; dashed: memcpy, the copy bound",
-             W / 2.0, 66, W, H, "center font ',10' tc rgb '#444444'");
+    label_px(g, "GB/s: bytes read + written per second, higher is better; dashed: memcpy, the copy bound", W / 2.0, 66,
+             W, H, "center font ',10' tc rgb '#444444'");
     note_lines(g, foot, note_width, body + 8, W, H);
 
     fprintf(g, "set logscale x 2\nset xrange [%g:%g]\nset xtics nomirror out (", nn ? nval[0] / 1.25 : 1,
@@ -616,8 +625,8 @@ static int draw_sweep(FILE *g, const char *path, const bench_result *res)
         box_px(g, x0 + 78, y0 + (npan == 1 ? 14 : 34), right, y0 + cell_h - 52, W, H);
         if (npan > 1) {
             char head[96];
-            snprintf(head, sizeof head, "%s%zu-byte elements%s", ri.gpu && ri.cpu ?
-                     (pan[p].be == XPOSE_BACKEND_CUDA ? "GPU, " : "CPU, ") : "", pan[p].es,
+            snprintf(head, sizeof head, "%s%zu-byte elements%s",
+                     ri.gpu && ri.cpu ? (pan[p].be == XPOSE_BACKEND_CUDA ? "GPU, " : "CPU, ") : "", pan[p].es,
                      pan[p].batch > 1 ? ", batched" : "");
             fprintf(g, "set title ");
             gq(g, head);
@@ -639,10 +648,11 @@ static int draw_sweep(FILE *g, const char *path, const bench_result *res)
         box_px(g, cell_w + 40, SW_TITLE_PX + (rows - 1) * cell_h + 34, W - 24, body - 52, W, H);
     else
         box_px(g, 20, body - strip_px, W - 20, body, W, H);
-    fprintf(g, "unset title\nunset border\nunset tics\nunset xlabel\nunset ylabel\nunset grid\nunset logscale\n"
-               "set xrange [0:1]\nset yrange [0:1]\nset key inside %s %s reverse Left samplen 3 spacing 1.3 "
-               "maxcols %d\nplot NaN notitle", npan == 1 ? "left top" : "center center",
-            strip ? "horizontal" : "vertical", strip ? key_cols : 8);
+    fprintf(g,
+            "unset title\nunset border\nunset tics\nunset xlabel\nunset ylabel\nunset grid\nunset logscale\n"
+            "set xrange [0:1]\nset yrange [0:1]\nset key inside %s %s reverse Left samplen 3 spacing 1.3 "
+            "maxcols %d\nplot NaN notitle",
+            npan == 1 ? "left top" : "center center", strip ? "horizontal" : "vertical", strip ? key_cols : 8);
     for (int k = 0; k < nser; k++) {
         fprintf(g, ", keyentry with linespoints ls %d title ", k + 1);
         gq(g, ser[k].name);

@@ -93,9 +93,7 @@ static void header(const report *r, const sink *s)
         fprintf(s->f, "variant,params,backend,rows,cols,elem_size,batch,threads,ms,gbps,pct_memcpy,speedup,"
                       "spread_pct,reps,verified,status,dtype,ld_src,ld_dst,min_ms,median_ms,max_ms\n");
         break;
-    case FMT_JSON:
-        fprintf(s->f, "{\n  \"xpose_version\": \"%s\",\n  \"results\": [", xpose_version());
-        break;
+    case FMT_JSON: fprintf(s->f, "{\n  \"xpose_version\": \"%s\",\n  \"results\": [", xpose_version()); break;
     case FMT_MD:
         fprintf(s->f, "| variant | params | shape | elem | threads | ms | GB/s | %% memcpy | speedup | spread %% | "
                       "verified |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|:-:|\n");
@@ -146,8 +144,8 @@ static void text_row(const report *rep, const sink *s, const bench_row *r)
     num_or(spd, sizeof spd, r->speedup, "%.1f", "-");
     const char *ok = bool_word(r->status == XPOSE_OK && r->verified);
     if (s->fmt == FMT_MD)
-        fprintf(s->f, "| %s | %s | %s | %zu | %s | %.4f | %.1f | %s | %s | %.1f | %s |\n", r->variant, r->params,
-                shape, r->elem_size, thr, r->ms, r->gbps, pct, spd, r->spread_pct, ok);
+        fprintf(s->f, "| %s | %s | %s | %zu | %s | %.4f | %.1f | %s | %s | %.1f | %s |\n", r->variant, r->params, shape,
+                r->elem_size, thr, r->ms, r->gbps, pct, spd, r->spread_pct, ok);
     else
         fprintf(s->f, "%-*s  %-*s  %-*s  %4zu  %7s  %10.4f  %9.1f  %8s  %9s  %7.1f  %s\n", rep->w_variant, r->variant,
                 rep->w_params, r->params, rep->w_shape, shape, r->elem_size, thr, r->ms, r->gbps, pct, spd,
@@ -168,8 +166,8 @@ static void csv_row(FILE *f, const bench_row *r)
     num_or(ldd, sizeof ldd, r->ld_dst ? (double)r->ld_dst : -1, "%.0f", "");
     fprintf(f, "%s,%s,%s,%zu,%zu,%zu,%zu,%s,%.6f,%.3f,%s,%s,%.2f,%d,%s,%d,%s,%s,%s,%.6f,%.6f,%.6f\n", r->variant,
             r->params, backend_name(r->backend), r->rows, r->cols, r->elem_size, r->batch, thr, r->ms, r->gbps, pct,
-            spd, r->spread_pct, r->reps, bool_word(r->verified), r->status, r->dtype, lds, ldd, r->min_ms,
-            r->median_ms, r->max_ms);
+            spd, r->spread_pct, r->reps, bool_word(r->verified), r->status, r->dtype, lds, ldd, r->min_ms, r->median_ms,
+            r->max_ms);
 }
 
 static void json_num(FILE *f, const char *key, double v, const char *tail)
@@ -182,10 +180,11 @@ static void json_num(FILE *f, const char *key, double v, const char *tail)
 
 static void json_row(FILE *f, const bench_row *r, int first)
 {
-    fprintf(f, "%s\n    {\"variant\": \"%s\", \"params\": \"%s\", \"backend\": \"%s\", \"dtype\": \"%s\", "
-               "\"rows\": %zu, \"cols\": %zu, \"elem_size\": %zu, \"batch\": %zu, ",
-            first ? "" : ",", r->variant, r->params, backend_name(r->backend), r->dtype, r->rows, r->cols,
-            r->elem_size, r->batch);
+    fprintf(f,
+            "%s\n    {\"variant\": \"%s\", \"params\": \"%s\", \"backend\": \"%s\", \"dtype\": \"%s\", "
+            "\"rows\": %zu, \"cols\": %zu, \"elem_size\": %zu, \"batch\": %zu, ",
+            first ? "" : ",", r->variant, r->params, backend_name(r->backend), r->dtype, r->rows, r->cols, r->elem_size,
+            r->batch);
     json_num(f, "ld_src", r->ld_src ? (double)r->ld_src : -1, ", "); /* null for a reduction */
     json_num(f, "ld_dst", r->ld_dst ? (double)r->ld_dst : -1, ", ");
     json_num(f, "threads", r->threads > 0 ? r->threads : -1, ", "); /* null for a GPU row */
@@ -233,9 +232,15 @@ static void json_context(FILE *f, const bench_result *res, const run_context *c)
     json_str(f, c->version);
     const struct {
         const char *key, *value;
-    } s[] = {{"commit", c->commit}, {"build_type", c->build_type}, {"cuda_architectures", c->cuda_archs},
-             {"date", c->date}, {"host_cpu", c->cpu}, {"gpu", c->gpu.name}, {"gpu_driver", c->gpu.driver},
-             {"cuda_runtime", c->gpu.runtime}, {"command_line", c->command}};
+    } s[] = {{"commit", c->commit},
+             {"build_type", c->build_type},
+             {"cuda_architectures", c->cuda_archs},
+             {"date", c->date},
+             {"host_cpu", c->cpu},
+             {"gpu", c->gpu.name},
+             {"gpu_driver", c->gpu.driver},
+             {"cuda_runtime", c->gpu.runtime},
+             {"command_line", c->command}};
     for (size_t k = 0; k < sizeof s / sizeof s[0]; k++) {
         fprintf(f, ",\n    \"%s\": ", s[k].key);
         json_str(f, s[k].value);

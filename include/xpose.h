@@ -26,27 +26,27 @@ extern "C" {
 #endif
 
 /* Every status xpose returns, listed once: X(NAME, value, message). Values are fixed forever. */
-#define XPOSE_STATUS_LIST(X)                                                                               \
-    X(XPOSE_OK, 0, "success")                                                                              \
-    X(XPOSE_ERR_NULL, -1, "a pointer argument is NULL while the data is not empty; pass valid buffers")    \
-    X(XPOSE_ERR_ELEM_SIZE, -2, "unsupported element size; use 1, 2, 4, 8 or 16 bytes")                   \
-    X(XPOSE_ERR_LEADING_DIM, -3, "leading dimension smaller than the row it holds; use ld >= row length") \
-    X(XPOSE_ERR_OVERFLOW, -4, "the matrix size in bytes overflows size_t; use smaller dimensions")         \
-    X(XPOSE_ERR_OVERLAP, -5, "source and destination overlap; transpose into a separate buffer")          \
-    X(XPOSE_ERR_BATCH_STRIDE, -6,                                                                          \
-      "destination batch stride too small: batch members would overlap; use stride >= one matrix")       \
-    X(XPOSE_ERR_UNKNOWN_VARIANT, -7, "no variant of that name; `xpose list` shows them")                  \
-    X(XPOSE_ERR_UNSUPPORTED, -8, "this variant does not handle that element size or type; pick another")  \
-    X(XPOSE_ERR_NOT_BUILT, -9, "the CUDA backend was not built; reconfigure with nvcc on the PATH")        \
-    X(XPOSE_ERR_NO_DEVICE, -10, "no usable CUDA device; check the driver and CUDA_VISIBLE_DEVICES")        \
-    X(XPOSE_ERR_CUDA, -11, "a CUDA call or kernel launch failed; check memory and the driver")            \
-    X(XPOSE_ERR_NO_MEMORY, -12, "out of memory for a work buffer; free memory or use a smaller problem")  \
-    X(XPOSE_ERR_INVALID, -13, "invalid argument (unknown backend, operation or type); check the call")    \
-    X(XPOSE_ERR_EMPTY, -14, "min or max of an empty array has no value; pass n >= 1")                     \
-    X(XPOSE_ERR_LIBRARY, -15, "an external library (cuBLAS, OpenBLAS) reported an error")                  \
-    X(XPOSE_ERR_ALIGNMENT, -16, "a pointer is not aligned to the element size; align it to elem_size bytes") \
-    X(XPOSE_ERR_POINTER, -17,                                                                              \
-      "the CUDA backend was given memory the device cannot reach (plain host memory?); pass device, managed "  \
+#define XPOSE_STATUS_LIST(X)                                                                                           \
+    X(XPOSE_OK, 0, "success")                                                                                          \
+    X(XPOSE_ERR_NULL, -1, "a pointer argument is NULL while the data is not empty; pass valid buffers")                \
+    X(XPOSE_ERR_ELEM_SIZE, -2, "unsupported element size; use 1, 2, 4, 8 or 16 bytes")                                 \
+    X(XPOSE_ERR_LEADING_DIM, -3, "leading dimension smaller than the row it holds; use ld >= row length")              \
+    X(XPOSE_ERR_OVERFLOW, -4, "the matrix size in bytes overflows size_t; use smaller dimensions")                     \
+    X(XPOSE_ERR_OVERLAP, -5, "source and destination overlap; transpose into a separate buffer")                       \
+    X(XPOSE_ERR_BATCH_STRIDE, -6,                                                                                      \
+      "destination batch stride too small: batch members would overlap; use stride >= one matrix")                     \
+    X(XPOSE_ERR_UNKNOWN_VARIANT, -7, "no variant of that name; `xpose list` shows them")                               \
+    X(XPOSE_ERR_UNSUPPORTED, -8, "this variant does not handle that element size or type; pick another")               \
+    X(XPOSE_ERR_NOT_BUILT, -9, "the CUDA backend was not built; reconfigure with nvcc on the PATH")                    \
+    X(XPOSE_ERR_NO_DEVICE, -10, "no usable CUDA device; check the driver and CUDA_VISIBLE_DEVICES")                    \
+    X(XPOSE_ERR_CUDA, -11, "a CUDA call or kernel launch failed; check memory and the driver")                         \
+    X(XPOSE_ERR_NO_MEMORY, -12, "out of memory for a work buffer; free memory or use a smaller problem")               \
+    X(XPOSE_ERR_INVALID, -13, "invalid argument (unknown backend, operation or type); check the call")                 \
+    X(XPOSE_ERR_EMPTY, -14, "min or max of an empty array has no value; pass n >= 1")                                  \
+    X(XPOSE_ERR_LIBRARY, -15, "an external library (cuBLAS, OpenBLAS) reported an error")                              \
+    X(XPOSE_ERR_ALIGNMENT, -16, "a pointer is not aligned to the element size; align it to elem_size bytes")           \
+    X(XPOSE_ERR_POINTER, -17,                                                                                          \
+      "the CUDA backend was given memory the device cannot reach (plain host memory?); pass device, managed "          \
       "or mapped pinned memory, or use XPOSE_BACKEND_CPU")
 
 typedef enum xpose_status {
@@ -98,15 +98,15 @@ XPOSE_API const char *xpose_version(void);
 
 /* The variant registry, for tools that list, test or time every variant. */
 typedef struct xpose_variant_info {
-    const char *name;       /* e.g. "shared-pad" */
-    const char *params;     /* e.g. "16" or "32x8"; "" when the variant has none */
-    const char *about;      /* one line: what this step changes */
-    xpose_backend backend;  /* CPU or CUDA */
+    const char *name;      /* e.g. "shared-pad" */
+    const char *params;    /* e.g. "16" or "32x8"; "" when the variant has none */
+    const char *about;     /* one line: what this step changes */
+    xpose_backend backend; /* CPU or CUDA */
     xpose_family family;
-    unsigned elem_sizes;    /* bit k set: element size 2^k bytes supported (transpose, copy) */
-    int available;          /* 1 when it can run here now */
-    int threaded;           /* CPU: 1 when it runs on xpose_get_threads() threads, 0 on one; GPU: 0 */
-    const char *why_not;    /* when unavailable: why, in a few words */
+    unsigned elem_sizes; /* bit k set: element size 2^k bytes supported (transpose, copy) */
+    int available;       /* 1 when it can run here now */
+    int threaded;        /* CPU: 1 when it runs on xpose_get_threads() threads, 0 on one; GPU: 0 */
+    const char *why_not; /* when unavailable: why, in a few words */
 } xpose_variant_info;
 
 XPOSE_API int xpose_variant_count(void);

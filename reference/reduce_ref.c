@@ -136,8 +136,7 @@ static void float_sum(xpose_dtype t, const void *src, size_t n, xr_expect *e)
     else {
         e->exact = 0;
         e->sum = s;
-        e->tol = t == XPOSE_F32 ? 0x1p-24L * fabsl(s) + (1 + 0x1p-24L) * gamma * mag + FLT_TRUE_MIN
-                                : gamma * mag;
+        e->tol = t == XPOSE_F32 ? 0x1p-24L * fabsl(s) + (1 + 0x1p-24L) * gamma * mag + FLT_TRUE_MIN : gamma * mag;
         e->tol += ref_err;
     }
 }

@@ -8,9 +8,9 @@
 #include "xpose.h"
 
 typedef enum {
-    XR_UNIFORM,   /* floats in [-1, 1); integers over their whole range (so sums wrap) */
-    XR_WIDE,      /* floats of random sign with exponents in [-20, 20]: cancellation, mixed magnitudes */
-    XR_SMALL_INT  /* whole numbers in [-1000, 1000]: float sums are exact in double, so exactly checkable */
+    XR_UNIFORM,  /* floats in [-1, 1); integers over their whole range (so sums wrap) */
+    XR_WIDE,     /* floats of random sign with exponents in [-20, 20]: cancellation, mixed magnitudes */
+    XR_SMALL_INT /* whole numbers in [-1000, 1000]: float sums are exact in double, so exactly checkable */
 } xr_data;
 
 void xr_fill(xpose_dtype t, xr_data kind, void *buf, size_t n, uint64_t seed);

@@ -45,17 +45,16 @@ void xv_spans(const xpose_layout *lay, size_t *src_bytes, size_t *dst_bytes)
 
 /* The definition, dst(j, i) = src(i, j), one element at a time; typed copies only to keep references of
  * large matrices quick, and 64 x 64 tiles only to keep them in cache. */
-#define XV_REF_(NAME, T)                                                                                      \
-    static void NAME(const T *src, T *ref, size_t r, size_t c, size_t b, size_t lds, size_t ldd, size_t ss,      \
-                     size_t sd)                                                                               \
-    {                                                                                                         \
-        const size_t t = 64;                                                                                  \
-        for (size_t k = 0; k < b; k++)                                                                        \
-            for (size_t i0 = 0; i0 < r; i0 += t)                                                              \
-                for (size_t j0 = 0; j0 < c; j0 += t)                                                          \
-                    for (size_t i = i0; i < r && i < i0 + t; i++)                                             \
-                        for (size_t j = j0; j < c && j < j0 + t; j++)                                         \
-                            ref[k * sd + j * ldd + i] = src[k * ss + i * lds + j];                            \
+#define XV_REF_(NAME, T)                                                                                               \
+    static void NAME(const T *src, T *ref, size_t r, size_t c, size_t b, size_t lds, size_t ldd, size_t ss, size_t sd) \
+    {                                                                                                                  \
+        const size_t t = 64;                                                                                           \
+        for (size_t k = 0; k < b; k++)                                                                                 \
+            for (size_t i0 = 0; i0 < r; i0 += t)                                                                       \
+                for (size_t j0 = 0; j0 < c; j0 += t)                                                                   \
+                    for (size_t i = i0; i < r && i < i0 + t; i++)                                                      \
+                        for (size_t j = j0; j < c && j < j0 + t; j++)                                                  \
+                            ref[k * sd + j * ldd + i] = src[k * ss + i * lds + j];                                     \
     }
 typedef struct {
     uint64_t lo, hi;

@@ -23,8 +23,8 @@ void rc_collect(rc_set *s, const t_mem *m, xpose_backend be, const char *only)
 
 /* Runs on data already in place; the 16-byte result slot is poisoned first, and must come back with
  * exactly one element written. Returns the status; *spill counts poisoned bytes overwritten past it. */
-static int run_placed(const t_mem *m, const char *id, xpose_reduce_op op, xpose_dtype t, const void *src,
-                      size_t n, unsigned char *res, unsigned char got[16], size_t *spill)
+static int run_placed(const t_mem *m, const char *id, xpose_reduce_op op, xpose_dtype t, const void *src, size_t n,
+                      unsigned char *res, unsigned char got[16], size_t *spill)
 {
     m->poison(res, 16);
     int st = id ? xpose_reduce_variant(id, op, t, src, n, res) : xpose_reduce(XPOSE_BACKEND_AUTO, op, t, src, n, res);
@@ -37,8 +37,8 @@ static int run_placed(const t_mem *m, const char *id, xpose_reduce_op op, xpose_
     return st;
 }
 
-int rc_run(const t_mem *m, const char *id, xpose_reduce_op op, xpose_dtype t, const void *host, size_t n,
-           size_t off, void *got)
+int rc_run(const t_mem *m, const char *id, xpose_reduce_op op, xpose_dtype t, const void *host, size_t n, size_t off,
+           void *got)
 {
     size_t es = tsize(t), spill;
     unsigned char *src = m->alloc((n + off) * es), *res = m->alloc(16), out[16];
@@ -77,8 +77,8 @@ static void check_all(const rc_set *s, xpose_dtype t, const void *host, size_t n
             size_t spill;
             int want = n == 0 && op != XPOSE_SUM ? XPOSE_ERR_EMPTY : XPOSE_OK;
             int st = run_placed(m, id, (xpose_reduce_op)op, t, src + off * es, n, res, got, &spill);
-            CHECK_STATUS(st, want, "%s %s %s n=%zu %s", id ? id : "production", rc_op_names[op], rc_type_names[t],
-                         n, what);
+            CHECK_STATUS(st, want, "%s %s %s n=%zu %s", id ? id : "production", rc_op_names[op], rc_type_names[t], n,
+                         what);
             if (st != XPOSE_OK)
                 continue;
             char msg[200] = "";
@@ -97,12 +97,11 @@ out:
 }
 
 /* Primes, and 2^k - 1, 2^k, 2^k + 1: no tile, warp, vector or slice size divides most of them. */
-static const size_t sizes[] = {0,      1,      2,      3,      4,      5,      7,      8,       9,       13,
-                               15,     16,     17,     31,     32,     33,     61,     63,      64,      65,
-                               127,    251,    255,    256,    257,    509,    511,    512,     513,     1021,
-                               1023,   1024,   1025,   4093,   4095,   4096,   4097,   65521,   65535,   65536,
-                               65537,  262139, 262143, 262145, 1000003, 1048575, 1048576, 1048577, 4194301,
-                               4194303, 4194305};
+static const size_t sizes[] = {
+    0,     1,     2,      3,      4,      5,       7,       8,       9,       13,      15,      16,     17,
+    31,    32,    33,     61,     63,     64,      65,      127,     251,     255,     256,     257,    509,
+    511,   512,   513,    1021,   1023,   1024,    1025,    4093,    4095,    4096,    4097,    65521,  65535,
+    65536, 65537, 262139, 262143, 262145, 1000003, 1048575, 1048576, 1048577, 4194301, 4194303, 4194305};
 
 void rc_sweep(const rc_set *s, size_t max_n)
 {
@@ -135,7 +134,7 @@ static void set_f(xpose_dtype t, void *buf, size_t i, double v)
 
 static void set_nan(xpose_dtype t, void *buf, size_t i, int kind)
 {
-    uint32_t f = kind ? 0xFFC00001u : 0x7F812345u;                         /* negative quiet, signalling */
+    uint32_t f = kind ? 0xFFC00001u : 0x7F812345u; /* negative quiet, signalling */
     uint64_t d = kind ? 0xFFF8000000000123ull : 0x7FF0000000000001ull;
     if (t == XPOSE_F32)
         memcpy((float *)buf + i, &f, sizeof f);

@@ -11,7 +11,7 @@
 typedef struct rc_set {
     const t_mem *mem;
     char ids[32][96];
-    int count;       /* ids[0..count) are rows; the production path comes last */
+    int count; /* ids[0..count) are rows; the production path comes last */
 } rc_set;
 
 void rc_collect(rc_set *s, const t_mem *m, xpose_backend be, const char *only);
@@ -25,8 +25,8 @@ void rc_specials(const rc_set *s);
 
 /* One reduction of host[0..n) placed in fresh memory `off` elements in; id NULL: the production path.
  * Returns the status; on XPOSE_OK the result's bytes are in got. */
-int rc_run(const t_mem *m, const char *id, xpose_reduce_op op, xpose_dtype t, const void *host, size_t n,
-           size_t off, void *got);
+int rc_run(const t_mem *m, const char *id, xpose_reduce_op op, xpose_dtype t, const void *host, size_t n, size_t off,
+           void *got);
 
 extern const char *const rc_op_names[3];
 extern const char *const rc_type_names[4];

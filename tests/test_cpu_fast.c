@@ -13,8 +13,8 @@ static const char *variant = "cpu-fast";
  * the element is smaller), nor to a cache line. */
 static void layout_grid(size_t scale)
 {
-    static const size_t sides[][2] = {{1, 7}, {7, 1}, {17, 33}, {64, 64}, {65, 63}, {127, 129}, {200, 3}, {3, 200},
-                                      {257, 250}};
+    static const size_t sides[][2] = {{1, 7},     {7, 1},   {17, 33}, {64, 64},  {65, 63},
+                                      {127, 129}, {200, 3}, {3, 200}, {257, 250}};
     for (size_t e = 0; e < 5; e++)
         for (size_t k = 0; k < sizeof sides / sizeof sides[0]; k++)
             for (unsigned v = 0; v < 4; v++) {
@@ -41,19 +41,33 @@ static void special_shapes(void)
     static const struct {
         size_t rows, cols, ld_src, ld_dst, batch;
     } cases[] = {
-        {1, 5000, 0, 0, 1},       {5000, 1, 0, 0, 1},    {1, 3000, 0, 3, 1},    {3000, 1, 7, 0, 1},
-        {1, 70000, 0, 0, 3},      {70000, 1, 0, 0, 2},   {640, 640, 0, 0, 1},   {640, 640, 0, 650, 1},
-        {333, 1024, 1030, 0, 2},  {1000, 999, 0, 0, 1},  {2, 40000, 0, 0, 1},   {40000, 2, 0, 0, 1},
-        {8192, 64, 0, 0, 1},      {64, 8192, 0, 0, 1},   {3000, 2999, 0, 0, 1}, {2047, 1025, 2050, 2049, 1},
-        {1000, 4000, 4096, 1024, 1}, {300, 4100, 8192, 320, 2}, {700, 3000, 4096, 701, 1}, /* staged: tall strips */
+        {1, 5000, 0, 0, 1},
+        {5000, 1, 0, 0, 1},
+        {1, 3000, 0, 3, 1},
+        {3000, 1, 7, 0, 1},
+        {1, 70000, 0, 0, 3},
+        {70000, 1, 0, 0, 2},
+        {640, 640, 0, 0, 1},
+        {640, 640, 0, 650, 1},
+        {333, 1024, 1030, 0, 2},
+        {1000, 999, 0, 0, 1},
+        {2, 40000, 0, 0, 1},
+        {40000, 2, 0, 0, 1},
+        {8192, 64, 0, 0, 1},
+        {64, 8192, 0, 0, 1},
+        {3000, 2999, 0, 0, 1},
+        {2047, 1025, 2050, 2049, 1},
+        {1000, 4000, 4096, 1024, 1},
+        {300, 4100, 8192, 320, 2},
+        {700, 3000, 4096, 701, 1}, /* staged: tall strips */
         /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
-        {20000, 1, 2, 0, 1},      {9001, 1, 3, 0, 3},
+        {20000, 1, 2, 0, 1},
+        {9001, 1, 3, 0, 3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {
             size_t es = elem_sizes[e];
-            xpose_layout l = {cases[c].rows, cases[c].cols, es, cases[c].ld_src, cases[c].ld_dst, cases[c].batch,
-                              0, 0};
+            xpose_layout l = {cases[c].rows, cases[c].cols, es, cases[c].ld_src, cases[c].ld_dst, cases[c].batch, 0, 0};
             /* dst at a line boundary, then one element past it: both the shifted and the unshifted tiles. */
             for (size_t off = 0; off <= es; off += es)
                 CHECK(t_check_variant(&t_host_mem, variant, &l, (unsigned)(c * 7 + e), es * (c % 3), off) == 1,
@@ -71,8 +85,8 @@ static void joined_lines(void)
     static const struct {
         size_t rows, cols, ld_src, ld_dst, batch;
     } cases[] = {
-        {1000, 999, 0, 1008, 1}, {1300, 700, 0, 1316, 1},  {577, 1100, 0, 580, 2},      {64, 300, 0, 80, 1},
-        {130, 17, 0, 132, 3},    {2100, 260, 0, 2112, 1},  {1600, 4136, 8192, 1604, 1}, {1300, 4096, 4096, 1304, 2},
+        {1000, 999, 0, 1008, 1}, {1300, 700, 0, 1316, 1}, {577, 1100, 0, 580, 2},      {64, 300, 0, 80, 1},
+        {130, 17, 0, 132, 3},    {2100, 260, 0, 2112, 1}, {1600, 4136, 8192, 1604, 1}, {1300, 4096, 4096, 1304, 2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 3; e++) {

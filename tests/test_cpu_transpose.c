@@ -17,7 +17,6 @@ static void edge_shapes(const char *id, unsigned mask)
     }
 }
 
-
 /* transpose(transpose(A)) == A, bit for bit. */
 static void double_transpose(const char *id, unsigned mask)
 {

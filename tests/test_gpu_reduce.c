@@ -8,7 +8,6 @@
 #include "gpu_mem.h"
 #include "xpose_cuda.h"
 
-
 /* A fixed grid, a fixed fold order and no float atomics: three runs give the same bits. */
 static void determinism(const rc_set *s)
 {
@@ -24,8 +23,8 @@ static void determinism(const rc_set *s)
             const char *id = k < s->count ? s->ids[k] : NULL;
             uint64_t got[3] = {0, 0, 0};
             for (int r = 0; r < 3; r++)
-                CHECK_STATUS(rc_run(&t_dev_mem, id, XPOSE_SUM, (xpose_dtype)t, host, n, 1, &got[r]), XPOSE_OK, "%s run %d",
-                             id ? id : "production", r);
+                CHECK_STATUS(rc_run(&t_dev_mem, id, XPOSE_SUM, (xpose_dtype)t, host, n, 1, &got[r]), XPOSE_OK,
+                             "%s run %d", id ? id : "production", r);
             CHECK(got[0] == got[1] && got[1] == got[2], "%s %s sum not reproducible: %016llx %016llx %016llx",
                   id ? id : "production", rc_type_names[t], (unsigned long long)got[0], (unsigned long long)got[1],
                   (unsigned long long)got[2]);
@@ -41,7 +40,8 @@ static void concurrent_streams(const rc_set *s)
     enum { CALLS = 16 };
     const size_t n = ((size_t)1 << 22) + 1;
     float *host = malloc(n * sizeof *host);
-    void *src[2] = {t_dev_mem.alloc(n * 4), t_dev_mem.alloc(n * 4)}, *res[2] = {t_dev_mem.alloc(CALLS * 4), t_dev_mem.alloc(CALLS * 4)};
+    void *src[2] = {t_dev_mem.alloc(n * 4), t_dev_mem.alloc(n * 4)},
+         *res[2] = {t_dev_mem.alloc(CALLS * 4), t_dev_mem.alloc(CALLS * 4)};
     cudaStream_t st[2] = {NULL, NULL};
     if (!host || !src[0] || !src[1] || !res[0] || !res[1] || cudaStreamCreateWithFlags(&st[0], cudaStreamNonBlocking) ||
         cudaStreamCreateWithFlags(&st[1], cudaStreamNonBlocking)) {
@@ -60,9 +60,9 @@ static void concurrent_streams(const rc_set *s)
         t_dev_mem.download(&want[0], res[0], 4), t_dev_mem.download(&want[1], res[1], 4);
         for (int c = 0; c < CALLS; c++)
             for (int a = 0; a < 2; a++)
-                CHECK_STATUS(xpose_reduce_variant_cuda(s->ids[k], XPOSE_SUM, XPOSE_F32, src[a], n, (float *)res[a] + c,
-                                                       st[a]),
-                             XPOSE_OK, "%s on stream %d", s->ids[k], a);
+                CHECK_STATUS(
+                    xpose_reduce_variant_cuda(s->ids[k], XPOSE_SUM, XPOSE_F32, src[a], n, (float *)res[a] + c, st[a]),
+                    XPOSE_OK, "%s on stream %d", s->ids[k], a);
         CHECK(cudaStreamSynchronize(st[0]) == cudaSuccess && cudaStreamSynchronize(st[1]) == cudaSuccess, "sync");
         t_dev_mem.download(got[0], res[0], sizeof got[0]), t_dev_mem.download(got[1], res[1], sizeof got[1]);
         int bad = 0;

@@ -11,8 +11,8 @@ static void check_batches(const char *id)
     /* 1000 members of 8 x 8 (the case that made a team per member), a batch with gaps, and one large enough to
      * run threaded, at every element size. */
     const xpose_layout lays[] = {
-        {8, 8, 4, 0, 0, 1000, 0, 0},     {8, 8, 1, 0, 0, 1000, 0, 0},     {3, 5, 16, 0, 0, 777, 0, 0},
-        {9, 7, 2, 11, 10, 300, 120, 80}, {65, 33, 8, 0, 0, 64, 0, 0},      {200, 100, 4, 0, 0, 20, 0, 0},
+        {8, 8, 4, 0, 0, 1000, 0, 0},     {8, 8, 1, 0, 0, 1000, 0, 0}, {3, 5, 16, 0, 0, 777, 0, 0},
+        {9, 7, 2, 11, 10, 300, 120, 80}, {65, 33, 8, 0, 0, 64, 0, 0}, {200, 100, 4, 0, 0, 20, 0, 0},
     };
     for (size_t k = 0; k < sizeof lays / sizeof lays[0]; k++)
         t_check_variant(&t_host_mem, id, &lays[k], 77u + (unsigned)k, 0, 0);
@@ -35,8 +35,7 @@ int main(void)
           xpose_get_threads());
     CHECK(xpose_set_threads(0) == procs, "xpose_set_threads(0): %d, one per processor is %d", xpose_get_threads(),
           procs);
-    CHECK(omp_get_max_threads() == 2, "xpose_set_threads(0) changed omp_get_max_threads to %d",
-          omp_get_max_threads());
+    CHECK(omp_get_max_threads() == 2, "xpose_set_threads(0) changed omp_get_max_threads to %d", omp_get_max_threads());
     CHECK(xpose_set_threads(1 << 30) <= 4 * procs, "a huge count is clamped: %d", xpose_get_threads());
     CHECK(xpose_set_threads(-5) == procs, "a negative count means one per processor: %d", xpose_get_threads());
 #else

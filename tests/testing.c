@@ -24,9 +24,8 @@ static void h_copy_c(void *d, const void *s, size_t n) { memcpy(d, s, n); }
 const t_mem t_host_mem = {h_alloc, free, h_copy, h_copy_c, xv_poison};
 
 const t_shape t_edge_shapes[] = {
-    {1, 1},   {1, 1000}, {1000, 1}, {2, 3},    {3, 2},    {17, 33},  {33, 17}, {31, 64},
-    {64, 31}, {65, 65},  {100, 7},  {7, 100},  {129, 255}, {256, 256}, {257, 129}, {512, 1024},
-    {1000, 1500}, {127, 4099},
+    {1, 1},   {1, 1000}, {1000, 1}, {2, 3},     {3, 2},     {17, 33},   {33, 17},    {31, 64},     {64, 31},
+    {65, 65}, {100, 7},  {7, 100},  {129, 255}, {256, 256}, {257, 129}, {512, 1024}, {1000, 1500}, {127, 4099},
 };
 const size_t t_edge_shape_count = sizeof t_edge_shapes / sizeof t_edge_shapes[0];
 
@@ -66,8 +65,8 @@ int t_check_variant(const t_mem *m, const char *id, const xpose_layout *lay, uns
     CHECK(bad == 0 && lead == 0,
           "%s %zux%zu es %zu ld %zu/%zu batch %zu offs %zu/%zu: %zu bytes differ (first at %zu), %zu written "
           "before dst",
-          id, lay->rows, lay->cols, lay->elem_size, lay->ld_src, lay->ld_dst, lay->batch, src_off, dst_off, bad,
-          first, lead);
+          id, lay->rows, lay->cols, lay->elem_size, lay->ld_src, lay->ld_dst, lay->batch, src_off, dst_off, bad, first,
+          lead);
     ok = bad == 0 && lead == 0;
 out:
     free(hsrc), free(ref), free(got);

@@ -9,27 +9,27 @@
 
 extern int t_failures, t_checks;
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        t_checks++;                                                           \
-        if (!(cond)) {                                                        \
-            t_failures++;                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fprintf(stderr, "\n");                                            \
-        }                                                                     \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        t_checks++;                                                                                                    \
+        if (!(cond)) {                                                                                                 \
+            t_failures++;                                                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fprintf(stderr, "\n");                                                                                     \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_STATUS(got, want, ...)                                                                 \
-    do {                                                                                             \
-        int got_ = (got), want_ = (want);                                                            \
-        CHECK(got_ == want_, "status %d (%s), wanted %d (%s)", got_, xpose_strerror(got_), want_,    \
-              xpose_strerror(want_));                                                                \
-        if (got_ != want_) {                                                                         \
-            fprintf(stderr, "    while: ");                                                          \
-            fprintf(stderr, __VA_ARGS__);                                                            \
-            fprintf(stderr, "\n");                                                                   \
-        }                                                                                            \
+#define CHECK_STATUS(got, want, ...)                                                                                   \
+    do {                                                                                                               \
+        int got_ = (got), want_ = (want);                                                                              \
+        CHECK(got_ == want_, "status %d (%s), wanted %d (%s)", got_, xpose_strerror(got_), want_,                      \
+              xpose_strerror(want_));                                                                                  \
+        if (got_ != want_) {                                                                                           \
+            fprintf(stderr, "    while: ");                                                                            \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fprintf(stderr, "\n");                                                                                     \
+        }                                                                                                              \
     } while (0)
 
 /* Prints the totals, and returns the exit code: 0 when every check passed (and at least one ran). */

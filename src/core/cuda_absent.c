@@ -3,9 +3,21 @@
 #include "xp_internal.h"
 
 int xp_cuda_probe(void) { return XPOSE_ERR_NOT_BUILT; }
-int xp_cuda_is_device_ptr(const void *p) { (void)p; return 0; }
-int xp_cuda_check_ptr(const void *p) { (void)p; return XPOSE_ERR_NOT_BUILT; }
-int xp_cuda_sync(void *stream) { (void)stream; return XPOSE_OK; }
+int xp_cuda_is_device_ptr(const void *p)
+{
+    (void)p;
+    return 0;
+}
+int xp_cuda_check_ptr(const void *p)
+{
+    (void)p;
+    return XPOSE_ERR_NOT_BUILT;
+}
+int xp_cuda_sync(void *stream)
+{
+    (void)stream;
+    return XPOSE_OK;
+}
 
 /* Declared here with `void *` for cudaStream_t (a pointer to an opaque struct: the same ABI), since a CPU-only
  * build need not have the CUDA headers. */
@@ -23,8 +35,7 @@ int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, vo
     return XPOSE_ERR_NOT_BUILT;
 }
 
-int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst,
-                                 void *stream)
+int xpose_transpose_variant_cuda(const char *variant, const xpose_layout *lay, const void *src, void *dst, void *stream)
 {
     (void)variant, (void)lay, (void)src, (void)dst, (void)stream;
     return XPOSE_ERR_NOT_BUILT;

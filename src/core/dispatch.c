@@ -37,8 +37,7 @@ static int is_copy_dense(const xp_shape *s)
     return s->lds == s->cols && s->ldd == s->rows && s->ss == s->rows * s->cols && s->sd == s->ss;
 }
 
-int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream,
-                     int sync)
+int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync)
 {
     if (v->family == XPOSE_FAMILY_REDUCE)
         return XPOSE_ERR_UNSUPPORTED;
@@ -73,8 +72,8 @@ int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *s
     return st;
 }
 
-int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                  void *result, void *stream, int sync)
+int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
+                  void *stream, int sync)
 {
     if (v->family != XPOSE_FAMILY_REDUCE)
         return XPOSE_ERR_UNSUPPORTED;
@@ -116,8 +115,7 @@ int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *
     return xp_transpose_on(backend, lay, src, dst, NULL, 1);
 }
 
-int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream,
-                    int sync)
+int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync)
 {
     if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU && backend != XPOSE_BACKEND_CUDA)
         return XPOSE_ERR_INVALID;
@@ -138,8 +136,8 @@ int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const 
     return v ? xp_run_transpose(v, lay, src, dst, NULL, 1) : st;
 }
 
-int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                 void *result, void *stream, int sync)
+int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
+                 void *stream, int sync)
 {
     if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU && backend != XPOSE_BACKEND_CUDA)
         return XPOSE_ERR_INVALID;
@@ -153,8 +151,7 @@ int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, co
     return xp_run_reduce(v, op, type, src, n, result, stream, sync);
 }
 
-int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                 void *result)
+int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result)
 {
     return xp_reduce_on(backend, op, type, src, n, result, NULL, 1);
 }

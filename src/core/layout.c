@@ -22,11 +22,9 @@ size_t xp_dtype_size(xpose_dtype t)
 {
     switch (t) {
     case XPOSE_F32:
-    case XPOSE_I32:
-        return 4;
+    case XPOSE_I32: return 4;
     case XPOSE_F64:
-    case XPOSE_I64:
-        return 8;
+    case XPOSE_I64: return 8;
     }
     return 0;
 }

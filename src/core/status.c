@@ -4,13 +4,11 @@
 const char *xpose_strerror(int status)
 {
     switch (status) {
-#define XP_STATUS_CASE_(name, value, msg) \
-    case value:                           \
-        return msg;
+#define XP_STATUS_CASE_(name, value, msg)                                                                              \
+    case value: return msg;
         XPOSE_STATUS_LIST(XP_STATUS_CASE_)
 #undef XP_STATUS_CASE_
-    default:
-        return "unknown xpose status";
+    default: return "unknown xpose status";
     }
 }
 

@@ -9,15 +9,13 @@ extern "C" {
 #endif
 
 /* Checks everything, then runs variant v; with sync, waits for CUDA work and reports its errors. */
-int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream,
-                     int sync);
-int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                  void *result, void *stream, int sync);
+int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync);
+int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
+                  void *stream, int sync);
 /* The production variant of a backend (AUTO resolves by where src lives). */
-int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream,
-                    int sync);
-int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
-                 void *result, void *stream, int sync);
+int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync);
+int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
+                 void *stream, int sync);
 
 #ifdef __cplusplus
 }

@@ -12,11 +12,11 @@ extern "C" {
 
 /* A layout after xp_layout_check: every default filled in, every product known not to overflow. */
 typedef struct xp_shape {
-    size_t rows, cols, es;  /* es: element size in bytes */
-    size_t lds, ldd;        /* leading dimensions, elements */
-    size_t batch;           /* >= 1 */
-    size_t ss, sd;          /* batch strides, elements */
-    size_t src_bytes;       /* bytes spanned by the source, first to last element of the batch */
+    size_t rows, cols, es; /* es: element size in bytes */
+    size_t lds, ldd;       /* leading dimensions, elements */
+    size_t batch;          /* >= 1 */
+    size_t ss, sd;         /* batch strides, elements */
+    size_t src_bytes;      /* bytes spanned by the source, first to last element of the batch */
     size_t dst_bytes;
 } xp_shape;
 
@@ -32,8 +32,8 @@ typedef struct xp_call {
     xp_shape s;
     const void *src;
     void *dst;
-    int p0, p1;     /* the variant's parameters (tile, side, block ...) */
-    void *stream;   /* cudaStream_t for CUDA variants; NULL is the default stream */
+    int p0, p1;   /* the variant's parameters (tile, side, block ...) */
+    void *stream; /* cudaStream_t for CUDA variants; NULL is the default stream */
 } xp_call;
 
 /* One reduction request. */
@@ -58,10 +58,10 @@ typedef struct xp_variant {
     xpose_backend backend;
     xpose_family family;
     int p0, p1;
-    unsigned elem_sizes;      /* bit k: element size 2^k; ignored for reductions */
-    xp_transpose_fn transpose;  /* transpose and copy families; NULL where the backend is not built */
-    xp_reduce_fn reduce;        /* reduce family */
-    int one_thread;             /* CPU: runs on one thread whatever xpose_set_threads says */
+    unsigned elem_sizes;       /* bit k: element size 2^k; ignored for reductions */
+    xp_transpose_fn transpose; /* transpose and copy families; NULL where the backend is not built */
+    xp_reduce_fn reduce;       /* reduce family */
+    int one_thread;            /* CPU: runs on one thread whatever xpose_set_threads says */
 } xp_variant;
 
 typedef struct xp_variant_table {
@@ -69,7 +69,7 @@ typedef struct xp_variant_table {
     size_t count;
 } xp_variant_table;
 
-#define XP_ELEM_ALL 0x1Fu      /* 1, 2, 4, 8, 16 bytes */
+#define XP_ELEM_ALL 0x1Fu /* 1, 2, 4, 8, 16 bytes */
 #define XP_ELEM_4_8_16 0x1Cu
 #define XP_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -95,13 +95,13 @@ const xp_variant *xp_variant_row(int i);
 int xp_variant_total(void);
 
 /* CUDA side, defined in src/cuda when built (else in src/core/cuda_absent.c). */
-int xp_cuda_probe(void);            /* XPOSE_OK, XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE */
+int xp_cuda_probe(void); /* XPOSE_OK, XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE */
 int xp_cuda_is_device_ptr(const void *p);
 /* XPOSE_OK where a kernel on the current device may dereference p (device memory of this device or of a peer it
  * can reach, managed memory, mapped pinned memory, or any memory where the device reads pageable memory), else
  * XPOSE_ERR_POINTER: a kernel given plain host memory faults and leaves the caller's CUDA context unusable. */
 int xp_cuda_check_ptr(const void *p);
-int xp_cuda_sync(void *stream);     /* waits for the stream; maps errors to XPOSE_ERR_CUDA */
+int xp_cuda_sync(void *stream); /* waits for the stream; maps errors to XPOSE_ERR_CUDA */
 
 #ifdef __cplusplus
 }

@@ -8,10 +8,10 @@
 #endif
 
 /* Quoted names are entries of docs/tuning.md, which give the measurements behind each rule. */
-#define XPF_TILE_COLS_BYTES 1024 /* a tile's width in source bytes */
+#define XPF_TILE_COLS_BYTES 1024  /* a tile's width in source bytes */
 #define XPF_NT_BYTES (256 * 1024) /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
-#define XPF_LINES_TILE_BYTES 512 /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
-#define XPF_WC_LINES 10 /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
+#define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
+#define XPF_WC_LINES 10           /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
@@ -66,7 +66,7 @@ typedef struct plan {
     size_t ti, tj, lag; /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
     size_t tiles_i, tiles_j;
     int staged;
-    int copy; /* xp_shape_is_copy: every tile is a copy */
+    int copy;          /* xp_shape_is_copy: every tile is a copy */
     size_t block_rows; /* rows of one SIMD block */
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
@@ -215,7 +215,7 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     p->tj = XPF_TILE_COLS_BYTES / s->es;
     if (p->lines) /* short joined lines from 4-byte elements on only */
         p->ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p->block_rows)
-                                                       : XPF_LINES_TILE_BYTES / s->es;
+                                                      : XPF_LINES_TILE_BYTES / s->es;
     else if (!p->staged) {
         if (short_tiles(isa, c->p0))
             p->ti = short_tile_rows(s->es, p->block_rows);

@@ -14,14 +14,10 @@ static inline XPF_TARGET xpf_vec xpf_load_lane(xpf_vec v, size_t l, const unsign
 {
     __m128i x = _mm_loadu_si128((const __m128i *)p);
     switch (l) {
-    case 0:
-        return _mm512_castsi128_si512(x);
-    case 1:
-        return _mm512_inserti32x4(v, x, 1);
-    case 2:
-        return _mm512_inserti32x4(v, x, 2);
-    default:
-        return _mm512_inserti32x4(v, x, 3);
+    case 0: return _mm512_castsi128_si512(x);
+    case 1: return _mm512_inserti32x4(v, x, 1);
+    case 2: return _mm512_inserti32x4(v, x, 2);
+    default: return _mm512_inserti32x4(v, x, 3);
     }
 }
 

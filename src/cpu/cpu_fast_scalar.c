@@ -3,20 +3,22 @@
 #include "cpu_fast.h"
 
 /* memcpy of a constant size compiles to one move, and stays defined for pointers only element-aligned. */
-#define XP_SCALAR_REGION_(N, T)                                                                              \
-    static void scalar_region_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst, \
-                                  size_t ldd)                                                                \
-    {                                                                                                        \
-        for (size_t i = 0; i < ni; i++)                                                                      \
-            for (size_t j = 0; j < nj; j++)                                                                  \
-                memcpy(dst + j * ldd + i * N, src + i * lds + j * N, sizeof(T));                             \
+#define XP_SCALAR_REGION_(N, T)                                                                                        \
+    static void scalar_region_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,      \
+                                  size_t ldd)                                                                          \
+    {                                                                                                                  \
+        for (size_t i = 0; i < ni; i++)                                                                                \
+            for (size_t j = 0; j < nj; j++)                                                                            \
+                memcpy(dst + j * ldd + i * N, src + i * lds + j * N, sizeof(T));                                       \
     }
 XP_FOR_EACH_ELEM(XP_SCALAR_REGION_)
 
 static void scalar_row(unsigned char *dst, const unsigned char *src, size_t n) { memcpy(dst, src, n); }
 
 const xp_fast_isa xp_fast_scalar = {
-    "scalar", 0, {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}},
+    "scalar",
+    0,
+    {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}},
     {scalar_row},
     {{NULL}}};
 

@@ -11,14 +11,10 @@
 XPF_INLINE xpf_vec xpf_unpack(int hi, size_t g, xpf_vec a, xpf_vec b)
 {
     switch (g) {
-    case 1:
-        return hi ? XPF_P(unpackhi_epi8)(a, b) : XPF_P(unpacklo_epi8)(a, b);
-    case 2:
-        return hi ? XPF_P(unpackhi_epi16)(a, b) : XPF_P(unpacklo_epi16)(a, b);
-    case 4:
-        return hi ? XPF_P(unpackhi_epi32)(a, b) : XPF_P(unpacklo_epi32)(a, b);
-    default:
-        return hi ? XPF_P(unpackhi_epi64)(a, b) : XPF_P(unpacklo_epi64)(a, b);
+    case 1: return hi ? XPF_P(unpackhi_epi8)(a, b) : XPF_P(unpacklo_epi8)(a, b);
+    case 2: return hi ? XPF_P(unpackhi_epi16)(a, b) : XPF_P(unpacklo_epi16)(a, b);
+    case 4: return hi ? XPF_P(unpackhi_epi32)(a, b) : XPF_P(unpacklo_epi32)(a, b);
+    default: return hi ? XPF_P(unpackhi_epi64)(a, b) : XPF_P(unpacklo_epi64)(a, b);
     }
 }
 
@@ -165,16 +161,16 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
 }
 
 /* One function per element size and store kind, so that every loop above unrolls into registers. */
-#define XPF_REGION_(N, T)                                                                                      \
-    static XPF_TARGET void xpf_region_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,          \
-                                          unsigned char *dst, size_t ldd)                                      \
-    {                                                                                                          \
-        xpf_region(N, src, lds, ni, nj, dst, ldd, 0);                                                          \
-    }                                                                                                          \
-    static XPF_TARGET void xpf_region_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,       \
-                                             unsigned char *dst, size_t ldd)                                   \
-    {                                                                                                          \
-        xpf_region(N, src, lds, ni, nj, dst, ldd, 1);                                                          \
+#define XPF_REGION_(N, T)                                                                                              \
+    static XPF_TARGET void xpf_region_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,                  \
+                                          unsigned char *dst, size_t ldd)                                              \
+    {                                                                                                                  \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 0);                                                                  \
+    }                                                                                                                  \
+    static XPF_TARGET void xpf_region_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,               \
+                                             unsigned char *dst, size_t ldd)                                           \
+    {                                                                                                                  \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 1);                                                                  \
     }
 XP_FOR_EACH_ELEM(XPF_REGION_)
 
@@ -235,7 +231,7 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
     /* Strips through a buffer (XPF_ALIAS_PITCH) in the tiles between the matrix's first and last only: in those two
      * they lost ("cpu-fast: strips on 4 KiB pitches"). */
     if (xpf_strips_pay(es, H, lds) && !first && !last) {
-        enum { B = XPF_W / 16 }; /* blocks across a strip */
+        enum { B = XPF_W / 16 };                 /* blocks across a strip */
         const size_t Q = H / B, SW = XPF_W / es; /* rows copied under each block; columns a strip */
         _Alignas(64) unsigned char bufs[2][XPF_LANES * 16 * XPF_W];
         for (; j + SW <= nj_v; j += SW) {
@@ -281,23 +277,32 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
     xp_fast_rim(es, src, lds, ni, nj, K * H, nj_v, dst, ldd, XPF_NARROWER(0, xp_elem_index(es)));
 }
 
-#define XPF_LINES_(N, T)                                                                                       \
-    static XPF_TARGET void xpf_lines_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,           \
-                                         unsigned char *dst, size_t ldd, int first, int last)                  \
-    {                                                                                                          \
-        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 0);                                              \
-    }                                                                                                          \
-    static XPF_TARGET void xpf_lines_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,        \
-                                            unsigned char *dst, size_t ldd, int first, int last)               \
-    {                                                                                                          \
-        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 1);                                              \
+#define XPF_LINES_(N, T)                                                                                               \
+    static XPF_TARGET void xpf_lines_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,                   \
+                                         unsigned char *dst, size_t ldd, int first, int last)                          \
+    {                                                                                                                  \
+        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 0);                                                      \
+    }                                                                                                                  \
+    static XPF_TARGET void xpf_lines_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,                \
+                                            unsigned char *dst, size_t ldd, int first, int last)                       \
+    {                                                                                                                  \
+        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 1);                                                      \
     }
 XP_FOR_EACH_ELEM(XPF_LINES_)
-#define XPF_LINES_TABLE                                                                                        \
-    {{xpf_lines_1, xpf_lines_2, xpf_lines_4, xpf_lines_8, xpf_lines_16},                                       \
-     {xpf_lines_nt_1, xpf_lines_nt_2, xpf_lines_nt_4, xpf_lines_nt_8, xpf_lines_nt_16}}
+#define XPF_LINES_TABLE                                                                                                \
+    {                                                                                                                  \
+        {xpf_lines_1, xpf_lines_2, xpf_lines_4, xpf_lines_8, xpf_lines_16},                                            \
+        {                                                                                                              \
+            xpf_lines_nt_1, xpf_lines_nt_2, xpf_lines_nt_4, xpf_lines_nt_8, xpf_lines_nt_16                            \
+        }                                                                                                              \
+    }
 #else
-#define XPF_LINES_TABLE {{NULL}}
+#define XPF_LINES_TABLE                                                                                                \
+    {                                                                                                                  \
+        {                                                                                                              \
+            NULL                                                                                                       \
+        }                                                                                                              \
+    }
 #endif
 
 /* Lines of dst are written whole, from unaligned loads of the staged row. */
@@ -319,10 +324,7 @@ static XPF_TARGET void xpf_row_plain(unsigned char *dst, const unsigned char *sr
 {
     xpf_row(dst, src, n, 0);
 }
-static XPF_TARGET void xpf_row_nt(unsigned char *dst, const unsigned char *src, size_t n)
-{
-    xpf_row(dst, src, n, 1);
-}
+static XPF_TARGET void xpf_row_nt(unsigned char *dst, const unsigned char *src, size_t n) { xpf_row(dst, src, n, 1); }
 
 const xp_fast_isa XPF_ISA = {XPF_NAME,
                              XPF_W,

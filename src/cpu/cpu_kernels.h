@@ -17,8 +17,7 @@ typedef struct xp_e16 {
 static inline int xp_elem_index(size_t es) { return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : 4; }
 
 /* Transposes one rows x cols matrix; `param` is the variant's p0 (a tile size, say). */
-typedef void (*xp_mat_fn)(size_t rows, size_t cols, const void *src, size_t lds, void *dst, size_t ldd,
-                          int param);
+typedef void (*xp_mat_fn)(size_t rows, size_t cols, const void *src, size_t lds, void *dst, size_t ldd, int param);
 
 /* Work below this many bytes runs on the calling thread: starting a team costs more than it moves. */
 #define XP_CPU_SERIAL_BYTES ((size_t)128 << 10)

@@ -13,16 +13,15 @@ int xp_cpu_each_matrix(const xp_call *c, const xp_mat_fn fns[5])
 }
 
 /* Reads along rows, writes down columns, exactly as seed 000's transposeCPU. */
-#define XP_NAIVE_(N, T)                                                                                  \
-    static void naive_##N(size_t rows, size_t cols, const void *src_, size_t lds, void *dst_, size_t ldd, \
-                          int param)                                                                      \
-    {                                                                                                     \
-        const T *src = src_;                                                                              \
-        T *dst = dst_;                                                                                    \
-        (void)param;                                                                                      \
-        for (size_t i = 0; i < rows; i++)                                                                 \
-            for (size_t j = 0; j < cols; j++)                                                             \
-                dst[j * ldd + i] = src[i * lds + j];                                                      \
+#define XP_NAIVE_(N, T)                                                                                                \
+    static void naive_##N(size_t rows, size_t cols, const void *src_, size_t lds, void *dst_, size_t ldd, int param)   \
+    {                                                                                                                  \
+        const T *src = src_;                                                                                           \
+        T *dst = dst_;                                                                                                 \
+        (void)param;                                                                                                   \
+        for (size_t i = 0; i < rows; i++)                                                                              \
+            for (size_t j = 0; j < cols; j++)                                                                          \
+                dst[j * ldd + i] = src[i * lds + j];                                                                   \
     }
 XP_FOR_EACH_ELEM(XP_NAIVE_)
 

@@ -25,40 +25,45 @@
 
 /* NAME reduces T with accumulator A (double for float sums, unsigned for integer sums: wrapping is
  * defined there), starting each lane from ID, the operator's identity (-0.0 keeps the sum of -0s -0). */
-#define XP_REDUCER_(NAME, T, A, ID, OP, DONE)                                                              \
-    static void NAME##_fold(A *v, int count)                                                            \
-    {                                                                                                   \
-        for (int w = count / 2; w > 0; w /= 2)                                                          \
-            for (int k = 0; k < w; k++)                                                                 \
-                v[k] = OP(v[k], v[k + w]);                                                              \
-    }                                                                                                   \
-    static A NAME##_slice(const T *x, size_t n)                                                         \
-    {                                                                                                   \
-        A lane[LANES];                                                                                  \
-        for (int l = 0; l < LANES; l++)                                                                 \
-            lane[l] = ID;                                                                               \
-        size_t i = 0;                                                                                   \
-        for (; i + LANES <= n; i += LANES)                                                              \
-            for (int l = 0; l < LANES; l++)                                                             \
-                lane[l] = OP(lane[l], (A)x[i + l]);                                                     \
-        for (int l = 0; i < n; i++, l++)                                                                \
-            lane[l] = OP(lane[l], (A)x[i]);                                                             \
-        NAME##_fold(lane, LANES);                                                                       \
-        return lane[0];                                                                                 \
-    }                                                                                                   \
-    static void NAME(const void *src, size_t n, void *result)                                           \
-    {                                                                                                   \
-        const T *x = src;                                                                               \
-        A part[SLICES];                                                                                 \
-        size_t q = n / SLICES, r = n % SLICES;                                                          \
-        _Pragma("omp parallel for schedule(static) num_threads(xpose_get_threads()) if (n >= SERIAL_BELOW)") \
-        for (int k = 0; k < SLICES; k++) {                                                              \
-            size_t uk = (size_t)k, begin = uk * q + (uk < r ? uk : r);                                  \
-            part[k] = NAME##_slice(x + begin, q + (uk < r));                                            \
-        }                                                                                               \
-        NAME##_fold(part, SLICES);                                                                      \
-        T out = DONE(T, part[0]);                                                                       \
-        memcpy(result, &out, sizeof out);                                                               \
+#define XP_REDUCER_(NAME, T, A, ID, OP, DONE)                                                                          \
+    static void NAME##_fold(A *v, int count)                                                                           \
+    {                                                                                                                  \
+        for (int w = count / 2; w > 0; w /= 2)                                                                         \
+            for (int k = 0; k < w; k++)                                                                                \
+                v[k] = OP(v[k], v[k + w]);                                                                             \
+    }                                                                                                                  \
+    static A NAME##_slice(const T *x, size_t n)                                                                        \
+    {                                                                                                                  \
+        A lane[LANES];                                                                                                 \
+        for (int l = 0; l < LANES; l++)                                                                                \
+            lane[l] = ID;                                                                                              \
+        size_t i = 0;                                                                                                  \
+        for (; i + LANES <= n; i += LANES)                                                                             \
+            for (int l = 0; l < LANES; l++)                                                                            \
+                lane[l] = OP(lane[l], (A)x[i + l]);                                                                    \
+        for (int l = 0; i < n; i++, l++)                                                                               \
+            lane[l] = OP(lane[l], (A)x[i]);                                                                            \
+        NAME##_fold(lane, LANES);                                                                                      \
+        return lane[0];                                                                                                \
+    }                                                                                                                  \
+    static void NAME(const void *src, size_t n, void *result)                                                          \
+    {                                                                                                                  \
+        const T *x = src;                                                                                              \
+        A part[SLICES];                                                                                                \
+        size_t q = n / SLICES, r = n % SLICES;                                                                         \
+        _Pragma(                                                                                                       \
+            "omp parallel for schedule(static) num_threads(xpose_get_threads()) if (n >= SERIAL_BELOW)") for (int k =  \
+                                                                                                                  0;   \
+                                                                                                              k <      \
+                                                                                                              SLICES;  \
+                                                                                                              k++)     \
+        {                                                                                                              \
+            size_t uk = (size_t)k, begin = uk * q + (uk < r ? uk : r);                                                 \
+            part[k] = NAME##_slice(x + begin, q + (uk < r));                                                           \
+        }                                                                                                              \
+        NAME##_fold(part, SLICES);                                                                                     \
+        T out = DONE(T, part[0]);                                                                                      \
+        memcpy(result, &out, sizeof out);                                                                              \
     }
 
 XP_REDUCER_(sum_f32, float, double, -0.0, ADD, F_DONE)

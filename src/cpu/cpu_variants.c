@@ -1,8 +1,10 @@
 /* cpu_variants.c: the registry rows of the CPU backend. */
 #include "cpu_kernels.h"
 
-#define CPU_T(name, params, p0, fn, about) \
-    {name, params, about, XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, p0, 0, XP_ELEM_ALL, fn, NULL, 0}
+#define CPU_T(name, params, p0, fn, about)                                                                             \
+    {                                                                                                                  \
+        name, params, about, XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, p0, 0, XP_ELEM_ALL, fn, NULL, 0                \
+    }
 
 static const xp_variant rows[] = {
     {"cpu-naive", "", "nested loop of the seeds: sequential reads, strided writes", XPOSE_BACKEND_CPU,

@@ -32,8 +32,8 @@ int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void *src, siz
     return xp_reduce_on(XPOSE_BACKEND_CUDA, op, type, src, n, result, (void *)stream, 0);
 }
 
-int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src,
-                              size_t n, void *result, cudaStream_t stream)
+int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
+                              void *result, cudaStream_t stream)
 {
     int st;
     const xp_variant *v = cuda_variant(variant, &st);

@@ -62,7 +62,7 @@ template <class G> static int run(void (*kernel)(const FastArgs), FastArgs a, co
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         return XPOSE_ERR_CUDA;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = !direct ? dim3((unsigned)grid)
+    cfg.gridDim = !direct  ? dim3((unsigned)grid)
                   : a.band ? dim3((unsigned)a.tiles_r, (unsigned)a.tiles_c)
                            : dim3((unsigned)a.tiles_c, (unsigned)a.tiles_r);
     cfg.blockDim = dim3(FAST_THREADS);
@@ -117,11 +117,14 @@ template <int ES, int RS> static int run_skew(const FastArgs &a, const xp_shape 
 /* Shared-memory row stride of the skewed tiles: the one with the fewest wavefronts (stores and gathers) in a bank model
  * of the tile (scripts/skew_banks.py). 8 and 16 bytes take one stride each; 1, 2 and 4 bytes by the pitches' residues
  * (skew_stride_1, skew_stride_2, skew_stride_4) ("fast: skew strides"). */
-template <int ES> struct SkewStride { enum { RS = ES == 16 ? 272 : 264 }; }; /* 8 and 16 bytes; the rest by table */
+template <int ES> struct SkewStride {
+    enum { RS = ES == 16 ? 272 : 264 };
+}; /* 8 and 16 bytes; the rest by table */
 
 static int skew_stride_4(size_t lds, size_t ldd)
 {
-    static const short best[4][4] = {{260, 264, 260, 260}, {268, 268, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
+    static const short best[4][4] = {
+        {260, 264, 260, 260}, {268, 268, 268, 264}, {260, 268, 260, 260}, {260, 264, 260, 260}};
     return best[lds % 4][ldd % 4];
 }
 
@@ -167,14 +170,10 @@ static bool skew_heavy_1(size_t lds, size_t ldd)
 static int skew_stride_2(size_t lds, size_t ldd)
 {
     static const short best[8][8] = {
-        {262, 262, 262, 266, 262, 262, 266, 266},
-        {262, 262, 262, 266, 262, 262, 266, 266},
-        {266, 286, 286, 266, 266, 286, 266, 266},
-        {274, 286, 286, 274, 274, 286, 274, 274},
-        {274, 286, 286, 274, 274, 286, 274, 274},
-        {262, 262, 262, 290, 262, 262, 290, 290},
-        {262, 262, 262, 274, 262, 262, 274, 274},
-        {274, 262, 262, 274, 274, 262, 274, 274},
+        {262, 262, 262, 266, 262, 262, 266, 266}, {262, 262, 262, 266, 262, 262, 266, 266},
+        {266, 286, 286, 266, 266, 286, 266, 266}, {274, 286, 286, 274, 274, 286, 274, 274},
+        {274, 286, 286, 274, 274, 286, 274, 274}, {262, 262, 262, 290, 262, 262, 290, 290},
+        {262, 262, 262, 274, 262, 262, 274, 274}, {274, 262, 262, 274, 274, 262, 274, 274},
     };
     return best[lds % 8][ldd % 8];
 }
@@ -308,8 +307,12 @@ template <class G, int NB> static int run_synced(const FastArgs &a, const xp_sha
  * FAST_ONE_WAVE_BLOCKS blocks per SM with at most LOW_MAX or at least HIGH_MIN tiles per SM, where its kernel
  * durations measured shorter ("fast: split tiles"). */
 template <int ES> struct SplitTiles;
-template <> struct SplitTiles<4> { enum { LOW_MAX = 2, HIGH_MIN = FAST_ONE_WAVE_BLOCKS + 1 }; };
-template <> struct SplitTiles<16> { enum { LOW_MAX = 2, HIGH_MIN = 4 }; };
+template <> struct SplitTiles<4> {
+    enum { LOW_MAX = 2, HIGH_MIN = FAST_ONE_WAVE_BLOCKS + 1 };
+};
+template <> struct SplitTiles<16> {
+    enum { LOW_MAX = 2, HIGH_MIN = 4 };
+};
 
 template <int ES> static bool split_pays(size_t tiles)
 {
@@ -360,7 +363,7 @@ template <int ES> static int launch(const xp_call *c)
         return run<Small>(fast_kernel<Small, NB, true>, a, s, 0, Small::SMEM, c, fast_kernel_direct<Small, NB>);
     }
     if (c->p1 & XP_FAST_SMALL_TILES)
-        return run<Small>(fast_kernel<Small, ES == 1 ? 4 : 8, false>, a, s, 0, Small::SMEM, c);
+        return run<Small>(fast_kernel < Small, ES == 1 ? 4 : 8, false >, a, s, 0, Small::SMEM, c);
     if constexpr (ES == 1) /* destination rows 16 bytes off a sector ("fast: sector tiles") */
         if (auto_tiles && half_sector_rows(c))
             return run<SectorGeo::G>(fast_sector_kernel, a, s, SectorGeo::SHIFT, SectorGeo::SMEM, c, fast_sector_direct,

@@ -31,7 +31,8 @@ __device__ __forceinline__ void move_vec_tile(const TileArgs &a, const TilePos &
 }
 
 /* Moves one tile: 16-byte vectors where the rows are aligned (bounds-tested at the edges), else element-wise. */
-template <class G, bool VEC_EDGES> __device__ __forceinline__ void move_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
+template <class G, bool VEC_EDGES>
+__device__ __forceinline__ void move_tile(const TileArgs &a, const TilePos &p, unsigned char *sm)
 {
     enum { ES = G::ES };
     if (vec_full<G>(a, p)) {
@@ -83,8 +84,8 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_kernel_direct(c
  * of TR / 2 source rows through one buffer of half the tile (cuBLAS geam's order). At 8 blocks per SM, 16 KB tiles
  * need 136 KB of shared memory, which leaves the L1 92 KB for 128 KB of loads in flight; halves need 72 KB. With few
  * blocks per SM, the first half leaves while the second is still loading ("fast: split tiles"). */
-template <class G, int HALF> __device__ __forceinline__ void store_half(const VecTile<G> &vt, unsigned char *sm, char *dst,
-                                                                       size_t ldd_b)
+template <class G, int HALF>
+__device__ __forceinline__ void store_half(const VecTile<G> &vt, unsigned char *sm, char *dst, size_t ldd_b)
 {
     typedef Geo<G::ES, G::TR / 2, G::TC> H;
     vt.template to_shared<H, HALF * G::LOADS / 2, G::LOADS / 2>(sm);
@@ -105,8 +106,8 @@ template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kerne
 
 /* Skewed tiles (fast_skew.cuh): its own kernel, with its own register budget: 4 blocks per SM (64 registers), which
  * beat 3 (80) ("fast: skewed tiles"). */
-template <int ES, int RS, int MIN_BLOCKS = 4>
-__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) fast_skew_kernel(const FastArgs a)
+template <int ES, int RS, int MIN_BLOCKS = 4> __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS)
+    fast_skew_kernel(const FastArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     for (size_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {

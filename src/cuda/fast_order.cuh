@@ -32,8 +32,8 @@ struct TileArgs {
     const char *src;
     char *dst;
     size_t rows, cols, lds, ldd, ss, sd; /* elements */
-    unsigned band;                        /* tile order: bands of this many tile columns (0: row by row) */
-    int vec;                              /* every row start is 16-byte aligned */
+    unsigned band;                       /* tile order: bands of this many tile columns (0: row by row) */
+    int vec;                             /* every row start is 16-byte aligned */
 };
 
 /* What a kernel that numbers its tiles (tile_at) reads besides. */

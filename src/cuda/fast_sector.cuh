@@ -16,13 +16,13 @@
  * start: the matrix's destination base, flipped on odd columns where the destination pitch is an odd
  * number of 16-byte units (tile columns start at multiples of 256, whose rows share the base's phase). */
 struct SectorGeo {
-    typedef Geo<1> G;   /* swizzle, row bytes (RB = 256), 16 rows a vector */
+    typedef Geo<1> G; /* swizzle, row bytes (RB = 256), 16 rows a vector */
     enum {
-        GROUPS = 9,     /* row groups loaded: one before the tile's own 8 */
+        GROUPS = 9, /* row groups loaded: one before the tile's own 8 */
         ROWS = GROUPS * 16,
         LOADS = ROWS * G::NCH / FAST_THREADS,
         SMEM = ROWS * G::RB,
-        SHIFT = 16,     /* rows (= bytes) a phase-1 window starts before r0 */
+        SHIFT = 16, /* rows (= bytes) a phase-1 window starts before r0 */
     };
 };
 

@@ -28,14 +28,16 @@
  * Every store is a whole aligned vector except at the matrix's first and last rows: segments whose end vectors were
  * written in parts, shared with the tiles above and below, ran far slower ("fast: shifted tiles"). */
 template <int HALO, bool TALL = false> struct ShiftGeo {
-    struct G { enum { ES = 1, TR = TALL ? 128 : 128 - HALO, TC = 256 }; }; /* the tile's own rows: tile_at's geometry */
+    struct G {
+        enum { ES = 1, TR = TALL ? 128 : 128 - HALO, TC = 256 };
+    }; /* the tile's own rows: tile_at's geometry */
     enum {
-        LR = G::TR + HALO,                 /* rows loaded, from r0 - HALO */
+        LR = G::TR + HALO, /* rows loaded, from r0 - HALO */
         NCH = G::TC / 16,
-        RS = (NCH + 1) * 16,               /* bytes per loaded row: 17 vectors */
-        PAD = 16,                          /* bytes after every 16 rows */
+        RS = (NCH + 1) * 16, /* bytes per loaded row: 17 vectors */
+        PAD = 16,            /* bytes after every 16 rows */
         SMEM = LR * RS + LR / 16 * PAD,
-        LOADS = LR * NCH / FAST_THREADS,   /* vectors 0-15 of the rows; vector 16 of row t by thread t */
+        LOADS = LR * NCH / FAST_THREADS,             /* vectors 0-15 of the rows; vector 16 of row t by thread t */
         ITEMS = G::TC / 4 / 4 / (FAST_THREADS / 32), /* warp items (8 output vectors x 4 read units) per warp */
     };
     static_assert(LR <= FAST_THREADS && LR * NCH % FAST_THREADS == 0 && (HALO == 0 || HALO == 16 || HALO == 32),
@@ -65,7 +67,8 @@ __device__ __forceinline__ uint4 shift_window(uint4 a, uint4 b, unsigned d)
 }
 
 /* Word u (columns 4u .. 4u + 3) of loaded row `row`, whose first column sits (mb + row * l) % 16 bytes into the row. */
-__device__ __forceinline__ unsigned shift_word(const unsigned char *sm, unsigned row, unsigned u, unsigned mb, unsigned l)
+__device__ __forceinline__ unsigned shift_word(const unsigned char *sm, unsigned row, unsigned u, unsigned mb,
+                                               unsigned l)
 {
     const unsigned m = (mb + row * l) & 15, at = shift_row(row) + 4 * u + (m & ~3u);
     return __funnelshift_r(*(const unsigned *)(sm + at), *(const unsigned *)(sm + at + 4), (m & 3) * 8);
@@ -111,7 +114,7 @@ __device__ __forceinline__ void shift_tile(const char *src_mat, char *dst_mat, c
     typedef ShiftGeo<HALO, TALL> K;
     const unsigned t = threadIdx.x, l = (unsigned)(lds & 15);
     const long long top = (long long)r0 - HALO; /* source row of loaded row 0 */
-    const char *col0 = src_mat + c0;           /* column c0 of source row 0 */
+    const char *col0 = src_mat + c0;            /* column c0 of source row 0 */
     const unsigned mb = (unsigned)(((uintptr_t)col0 + (unsigned long long)top * lds) & 15);
     /* Thread t loads vector t % 16 of rows t / 16 + 16 it (which share their offset m), then vector 16 of row t. */
     const unsigned r = t / K::NCH, ch = t % K::NCH, m = (mb + r * l) & 15, mx = (mb + t * l) & 15;

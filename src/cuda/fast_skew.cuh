@@ -34,18 +34,24 @@ struct SkewArgs {
 /* Skewed tile shapes: FastTile's for 4 to 16 bytes; for 1 and 2 bytes, whose halo is 31 and 15 rows, tiles
  * small enough that the loads of a tile fit 6 and 5 registers of 16 bytes a thread (1 byte: 128 x 128,
  * 128-byte source segments; 2 bytes: 64 x 128). */
-template <int ES> struct SkewShape { enum { TR = FastTile<ES>::TR, TC = FastTile<ES>::TC }; };
-template <> struct SkewShape<1> { enum { TR = 128, TC = 128 }; };
-template <> struct SkewShape<2> { enum { TR = 64, TC = 128 }; };
+template <int ES> struct SkewShape {
+    enum { TR = FastTile<ES>::TR, TC = FastTile<ES>::TC };
+};
+template <> struct SkewShape<1> {
+    enum { TR = 128, TC = 128 };
+};
+template <> struct SkewShape<2> {
+    enum { TR = 64, TC = 128 };
+};
 
 template <int ES> struct SkewGeo {
     typedef Geo<ES, SkewShape<ES>::TR, SkewShape<ES>::TC> G;
     enum {
         E = G::E,
-        WB = 32,                                      /* windows start on sector boundaries ... */
-        W = WB / ES,                                  /* ... W elements apart */
-        SR = G::TR + W - 1,                           /* tile rows held, with the halo above */
-        NVR = G::TR / E,                              /* output vectors per destination row */
+        WB = 32,            /* windows start on sector boundaries ... */
+        W = WB / ES,        /* ... W elements apart */
+        SR = G::TR + W - 1, /* tile rows held, with the halo above */
+        NVR = G::TR / E,    /* output vectors per destination row */
         RGB = NVR / 8,
         STORES = G::TC * NVR / FAST_THREADS,
     };
@@ -65,11 +71,14 @@ template <int ES> __device__ __forceinline__ bool skew_interior(const SkewArgs &
  * by cp.async: no registers hold the loads and no per-word placement follows, and a warp still reads whole
  * 256-byte runs of a row. Floats lost that way (17 four-byte copies a thread instead of 5 vectors) ("fast: skewed
  * loads"). */
-template <int ES> struct SkewAsync { enum { ON = ES == 8 }; };
+template <int ES> struct SkewAsync {
+    enum { ON = ES == 8 };
+};
 
 /* The W - 1 + TR source rows of a skewed tile, copied as above; an edge tile skips rows outside the matrix
  * and columns past nc (their shared-memory words are never gathered into a stored element). */
-template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_async(const SkewArgs &k, unsigned char *sm)
+template <int ES, int RS, bool EDGE>
+__device__ __forceinline__ void skew_load_async(const SkewArgs &k, unsigned char *sm)
 {
     typedef SkewGeo<ES> K;
     typedef typename K::G G;
@@ -94,7 +103,7 @@ template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_a
  * element where rows may start off a word (1 and 2 bytes), or whole (16 bytes: rows on vectors). */
 template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned char *row, uint4 v, int b)
 {
-    typedef typename XpElem<ES < 4 || ES == 16 ? ES : 4>::type U;
+    typedef typename XpElem < ES<4 || ES == 16 ? ES : 4>::type U;
     XpLanes<U> x;
     x.u = v;
 #pragma unroll
@@ -114,12 +123,14 @@ template <int ES, int TB> __device__ __forceinline__ void skew_place(unsigned ch
  * EDGE: rows outside the matrix and vectors past the tile's nc columns are skipped, and vectors at the
  * span's ends read element-wise (the matrix's first or last bytes may sit in a vector the allocation does
  * not cover). */
-template <int ES, int RS, bool EDGE> __device__ __forceinline__ void skew_load_vectors(const SkewArgs &k, unsigned char *sm)
+template <int ES, int RS, bool EDGE>
+__device__ __forceinline__ void skew_load_vectors(const SkewArgs &k, unsigned char *sm)
 {
     typedef SkewGeo<ES> K;
     typedef typename K::G G;
     enum { TB = G::TC * ES, NCH = TB / 16, PER = FAST_THREADS / NCH, ROUNDS = (K::SR + PER - 1) / PER };
-    static_assert(PER % 16 == 0 && K::SR <= FAST_THREADS, "rows PER apart share their offset; one extra vector a thread");
+    static_assert(PER % 16 == 0 && K::SR <= FAST_THREADS,
+                  "rows PER apart share their offset; one extra vector a thread");
     const unsigned t = threadIdx.x, r = t / NCH;
     const long long top = (long long)k.r0 - (K::W - 1), lds_b = (long long)(k.lds * ES);
     const char *src = k.src + k.c0 * ES; /* column c0 of row 0 */

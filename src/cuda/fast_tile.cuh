@@ -9,31 +9,55 @@
  * segment of >= 128 bytes (full lines on store); 16 KB, or 32 KB where 16 KB would cut the source segment
  * (docs/tuning.md, "fast: tile shapes"). */
 template <int ES> struct FastTile;
-template <> struct FastTile<1> { enum { TR = 128, TC = 256 }; };
-template <> struct FastTile<2> { enum { TR = 128, TC = 128 }; };
-template <> struct FastTile<4> { enum { TR = 64, TC = 64 }; };
-template <> struct FastTile<8> { enum { TR = 64, TC = 32 }; };
-template <> struct FastTile<16> { enum { TR = 64, TC = 16 }; };
+template <> struct FastTile<1> {
+    enum { TR = 128, TC = 256 };
+};
+template <> struct FastTile<2> {
+    enum { TR = 128, TC = 128 };
+};
+template <> struct FastTile<4> {
+    enum { TR = 64, TC = 64 };
+};
+template <> struct FastTile<8> {
+    enum { TR = 64, TC = 32 };
+};
+template <> struct FastTile<16> {
+    enum { TR = 64, TC = 16 };
+};
 
 /* The smallest tiles the vector path allows (8 row groups, 8 chunks per row, one load per thread): more blocks for
  * matrices too small to fill the GPU a few times over with FastTile tiles. AUTO_MAX: calls of at most this many
  * FastTile tiles take them (XP_FAST_AUTO_TILES), where they measured faster ("fast: small tiles"). */
 template <int ES> struct SmallTile;
-template <> struct SmallTile<1> { enum { TR = 128, TC = 128, AUTO_MAX = 32 }; };
-template <> struct SmallTile<2> { enum { TR = 64, TC = 64, AUTO_MAX = 1024 }; };
-template <> struct SmallTile<4> { enum { TR = 32, TC = 32, AUTO_MAX = 64 }; };
-template <> struct SmallTile<8> { enum { TR = 32, TC = 16, AUTO_MAX = 128 }; };
-template <> struct SmallTile<16> { enum { TR = 16, TC = 16, AUTO_MAX = 0 }; };
+template <> struct SmallTile<1> {
+    enum { TR = 128, TC = 128, AUTO_MAX = 32 };
+};
+template <> struct SmallTile<2> {
+    enum { TR = 64, TC = 64, AUTO_MAX = 1024 };
+};
+template <> struct SmallTile<4> {
+    enum { TR = 32, TC = 32, AUTO_MAX = 64 };
+};
+template <> struct SmallTile<8> {
+    enum { TR = 32, TC = 16, AUTO_MAX = 128 };
+};
+template <> struct SmallTile<16> {
+    enum { TR = 16, TC = 16, AUTO_MAX = 0 };
+};
 
 /* 8- and 16-byte calls past SmallTile's (XP_FAST_AUTO_TILES): half-height tiles of 8 KB (32 x 32 and 32 x 16
  * elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM as FastTile's 16 KB at 4, in
  * finer pieces, and 32 registers ("fast: dense tiles"). */
-template <int ES> struct DenseTile { enum { TR = 32, TC = 256 / ES, BLOCKS = 8 }; };
+template <int ES> struct DenseTile {
+    enum { TR = 32, TC = 256 / ES, BLOCKS = 8 };
+};
 
 /* Large 4- to 16-byte calls (FAST_WIDE_MIN_TILES FastTile tiles or more) whose source rows do not all start on a
  * 128-byte line: 512-byte source segments (64 x 128 elements of 4 bytes, 32 x 64 of 8, 32 x 32 of 16). A 256-byte
  * segment off a line touches 3 lines instead of 2, a 512-byte one 5 instead of 4 ("fast: wide tiles"). */
-template <int ES> struct WideTile { enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES }; };
+template <int ES> struct WideTile {
+    enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES };
+};
 #define FAST_WIDE_MIN_TILES 16384
 
 #define FAST_THREADS 256
@@ -53,22 +77,22 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
         ES = ES_,
         TR = TR_,
         TC = TC_,
-        E = 16 / ES_,                /* elements per 16-byte vector */
-        RB = TC * ES,                /* bytes per tile row in shared memory (vector path) */
-        NCH = RB / 16,               /* 16-byte chunks per tile row */
-        UC = ES < 4 ? 4 / ES : 1,    /* tile columns one shared-memory read unit (a word, or an element) spans */
-        NRG = TR / E,                /* row groups: one 16-byte output vector each */
-        NU = TC / UC,                /* read units across a tile row */
+        E = 16 / ES_,                     /* elements per 16-byte vector */
+        RB = TC * ES,                     /* bytes per tile row in shared memory (vector path) */
+        NCH = RB / 16,                    /* 16-byte chunks per tile row */
+        UC = ES < 4 ? 4 / ES : 1,         /* tile columns one shared-memory read unit (a word, or an element) spans */
+        NRG = TR / E,                     /* row groups: one 16-byte output vector each */
+        NU = TC / UC,                     /* read units across a tile row */
         LRG = StoreGroups<ES_, NRG>::LRG, /* a warp store covers LRG row groups ... */
-        LU = 32 / LRG,               /* ... of LU read units */
+        LU = 32 / LRG,                    /* ... of LU read units */
         RGB = NRG / LRG,
         UB = NU / LU,
         WARP_ITEMS = RGB * UB,
         LOADS = TR * NCH / FAST_THREADS,
         STORES = WARP_ITEMS / (FAST_THREADS / 32),
-        PADB = ES < 4 ? 4 : ES,      /* scalar path: pad rows by one bank-width access */
+        PADB = ES < 4 ? 4 : ES, /* scalar path: pad rows by one bank-width access */
         SRB = RB + PADB,
-        SMEM = TR * SRB,             /* the larger layout of the two (vector: TR x RB; scalar: TR x SRB) */
+        SMEM = TR * SRB, /* the larger layout of the two (vector: TR x RB; scalar: TR x SRB) */
     };
     static_assert(WARP_ITEMS % (FAST_THREADS / 32) == 0, "every warp stores the same number of items");
 };
@@ -193,9 +217,8 @@ template <class G> struct Gather<G, 1> {
     /* 16 words (4 columns each) from 16 rows; output vector q is their byte column q. Building one vector at a
      * time keeps 16 words and 4 outputs live instead of 32 registers, which lets 4 blocks share an SM instead of 3
      * ("fast: byte gathers"). */
-    template <class Put>
-    static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
-                                               size_t ldd_b, const Put &put)
+    template <class Put> static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u,
+                                                                    char *dst, size_t ldd_b, const Put &put)
     {
         unsigned w[16];
         unit_words<G>(sm, rg, u, w);
@@ -209,9 +232,8 @@ template <class G> struct Gather<G, 1> {
 
 template <class G> struct Gather<G, 2> {
     /* 8 words (2 columns each) from 8 rows; half-word permutes give 2 vectors. */
-    template <class Put>
-    static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
-                                               size_t ldd_b, const Put &put)
+    template <class Put> static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u,
+                                                                    char *dst, size_t ldd_b, const Put &put)
     {
         unsigned w[8];
         unit_words<G>(sm, rg, u, w);
@@ -228,9 +250,8 @@ template <class G> struct Gather<G, 2> {
 
 /* 4, 8 and 16 bytes: E whole elements of column u make one vector. */
 template <class G, int ES> struct Gather {
-    template <class Put>
-    static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u, char *dst,
-                                               size_t ldd_b, const Put &put)
+    template <class Put> static __device__ __forceinline__ void run(const unsigned char *sm, unsigned rg, unsigned u,
+                                                                    char *dst, size_t ldd_b, const Put &put)
     {
         enum { E = G::E };
         typedef typename XpElem<ES>::type T;
@@ -272,7 +293,8 @@ template <class G> struct VecTile {
 
     /* Vectors FIRST .. FIRST + N - 1 into shared memory laid out as tile L from its first row: the whole tile (the
      * defaults), or the rows of one half of it through a buffer of half the size (fast_kernel_split). */
-    template <class L = G, int FIRST = 0, int N = G::LOADS> __device__ __forceinline__ void to_shared(unsigned char *sm) const
+    template <class L = G, int FIRST = 0, int N = G::LOADS>
+    __device__ __forceinline__ void to_shared(unsigned char *sm) const
     {
         enum { ROW0 = FIRST * FAST_THREADS / G::NCH };
 #pragma unroll
@@ -284,8 +306,7 @@ template <class G> struct VecTile {
 
     /* An edge tile (nr x nc of it inside the matrix): rows past nr and 16-byte chunks past nc are not read,
      * and a chunk that reaches past the matrix's last byte `end` is read element by element. */
-    __device__ __forceinline__ void load_edge(const char *src, size_t lds_b, unsigned nr, unsigned nc,
-                                              const char *end)
+    __device__ __forceinline__ void load_edge(const char *src, size_t lds_b, unsigned nr, unsigned nc, const char *end)
     {
 #pragma unroll
         for (int it = 0; it < G::LOADS; it++) {
@@ -297,9 +318,8 @@ template <class G> struct VecTile {
         }
     }
 
-    template <class Put = PutFull>
-    static __device__ __forceinline__ void store(const unsigned char *sm, char *dst, size_t ldd_b,
-                                                 const Put &put = Put())
+    template <class Put = PutFull> static __device__ __forceinline__ void store(const unsigned char *sm, char *dst,
+                                                                                size_t ldd_b, const Put &put = Put())
     {
         const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
 #pragma unroll
@@ -313,9 +333,8 @@ template <class G> struct VecTile {
 
 /* Any tile: element-wise, bounds-checked, through a padded tile (conflict-free column reads). FULL drops
  * the bounds checks for complete tiles whose rows are merely misaligned. */
-template <class G, bool FULL>
-__device__ __forceinline__ void tile_scalar(const char *src, char *dst, size_t lds, size_t ldd, unsigned nr,
-                                            unsigned nc, unsigned char *sm)
+template <class G, bool FULL> __device__ __forceinline__ void
+tile_scalar(const char *src, char *dst, size_t lds, size_t ldd, unsigned nr, unsigned nc, unsigned char *sm)
 {
     enum { ES = G::ES };
     typedef typename XpElem<ES>::type T;

@@ -8,13 +8,12 @@
 
 /* dst (cols x rows) := src (rows x cols) transposed, for `batch` members; lengths in elements of T. Kernels
  * index with size_t throughout: a matrix, or the span of a batch, may pass 2^32 elements. */
-template <typename T>
-struct xp_mat {
+template <typename T> struct xp_mat {
     const T *src;
     T *dst;
-    size_t rows, cols;     /* of the source */
-    size_t lds, ldd;       /* leading dimensions */
-    size_t ss, sd;         /* batch strides */
+    size_t rows, cols; /* of the source */
+    size_t lds, ldd;   /* leading dimensions */
+    size_t ss, sd;     /* batch strides */
     size_t batch;
     size_t tiles_x, tiles_y; /* how many tiles the kernel's x and y axes cover */
 };
@@ -22,20 +21,18 @@ struct xp_mat {
 static inline size_t xp_ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 static inline unsigned xp_cap(size_t n, unsigned max) { return n < max ? (unsigned)n : max; }
 
-template <typename T>
-static xp_mat<T> xp_mat_of(const xp_call *c, size_t tiles_x, size_t tiles_y)
+template <typename T> static xp_mat<T> xp_mat_of(const xp_call *c, size_t tiles_x, size_t tiles_y)
 {
     const xp_shape *s = &c->s;
-    xp_mat<T> m = {(const T *)c->src, (T *)c->dst, s->rows, s->cols, s->lds, s->ldd, s->ss, s->sd, s->batch,
-                   tiles_x, tiles_y};
+    xp_mat<T> m = {(const T *)c->src, (T *)c->dst, s->rows, s->cols, s->lds, s->ldd, s->ss, s->sd,
+                   s->batch,          tiles_x,     tiles_y};
     return m;
 }
 
 /* body(tile_x, tile_y, member) for every tile this block owns: x over tiles_x, y over tiles_y, z over the
  * batch. Blocks stride by the grid, so a 2^31 x 1 matrix or a batch of 100000 needs no larger grid. The
  * loop bounds are uniform across the block, so body may call __syncthreads(). */
-template <typename T, typename F>
-__device__ __forceinline__ void xp_each_tile(const xp_mat<T> &m, F body)
+template <typename T, typename F> __device__ __forceinline__ void xp_each_tile(const xp_mat<T> &m, F body)
 {
     for (size_t z = blockIdx.z; z < m.batch; z += gridDim.z)
         for (size_t y = blockIdx.y; y < m.tiles_y; y += gridDim.y)

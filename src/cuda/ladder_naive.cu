@@ -5,8 +5,7 @@
 /* A p0 x p1 block moves the p1 x p0 patch it covers. WALK_DST false: threadIdx.x runs along a source row,
  * so a warp's reads are contiguous and its writes land ldd apart (one sector each); true: it runs along a
  * destination row, so the writes are contiguous and the reads lds apart. */
-template <typename T, bool WALK_DST>
-__global__ void naive_kernel(xp_mat<T> m)
+template <typename T, bool WALK_DST> __global__ void naive_kernel(xp_mat<T> m)
 {
     xp_each_tile(m, [&](size_t bx, size_t by, size_t z) {
         const size_t x = bx * blockDim.x + threadIdx.x, y = by * blockDim.y + threadIdx.y;
@@ -16,16 +15,14 @@ __global__ void naive_kernel(xp_mat<T> m)
     });
 }
 
-template <typename T, bool WALK_DST>
-static int launch_naive(const xp_call *c)
+template <typename T, bool WALK_DST> static int launch_naive(const xp_call *c)
 {
     const size_t along = WALK_DST ? c->s.rows : c->s.cols, across = WALK_DST ? c->s.cols : c->s.rows;
     xp_mat<T> m = xp_mat_of<T>(c, xp_ceil_div(along, (size_t)c->p0), xp_ceil_div(across, (size_t)c->p1));
     return xp_launch(naive_kernel<T, WALK_DST>, m, dim3((unsigned)c->p0, (unsigned)c->p1), 0, c);
 }
 
-template <bool WALK_DST>
-static int naive_step(const xp_call *c)
+template <bool WALK_DST> static int naive_step(const xp_call *c)
 {
     if (c->p0 < 1 || c->p1 < 1 || c->p0 * c->p1 > 1024)
         return XPOSE_ERR_INVALID;

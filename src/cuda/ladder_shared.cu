@@ -4,16 +4,12 @@
 #include "ladder_tile.cuh"
 
 /* TILE x TILE threads, so SIDE = TILE: each thread moves one element. */
-template <int LAYOUT>
-static int shared_step(const xp_call *c)
+template <int LAYOUT> static int shared_step(const xp_call *c)
 {
     switch (c->p0) {
-    case 8:
-        return xp_tile_launch<8, 8, LAYOUT>(c);
-    case 16:
-        return xp_tile_launch<16, 16, LAYOUT>(c);
-    case 32:
-        return xp_tile_launch<32, 32, LAYOUT>(c);
+    case 8: return xp_tile_launch<8, 8, LAYOUT>(c);
+    case 16: return xp_tile_launch<16, 16, LAYOUT>(c);
+    case 32: return xp_tile_launch<32, 32, LAYOUT>(c);
     }
     return XPOSE_ERR_INVALID;
 }

@@ -14,8 +14,7 @@ enum xp_tile_layout {
     XP_TILE_PAD,     /* seeds 001, 003, 004: [r][c] in rows of TILE + 1, so a column steps one bank per row */
 };
 
-template <int LAYOUT, int TILE>
-__device__ __forceinline__ int xp_tile_at(int r, int c)
+template <int LAYOUT, int TILE> __device__ __forceinline__ int xp_tile_at(int r, int c)
 {
     if (LAYOUT == XP_TILE_PAD)
         return r * (TILE + 1) + c;
@@ -24,14 +23,16 @@ __device__ __forceinline__ int xp_tile_at(int r, int c)
     return c * TILE + r;
 }
 
-template <int LAYOUT, int TILE>
-constexpr size_t xp_tile_elems() { return LAYOUT == XP_TILE_PAD ? TILE * (TILE + 1) : TILE * TILE; }
+template <int LAYOUT, int TILE> constexpr size_t xp_tile_elems()
+{
+    return LAYOUT == XP_TILE_PAD ? TILE * (TILE + 1) : TILE * TILE;
+}
 
 /* A TILE x SIDE block moves a TILE x TILE tile, each thread TILE / SIDE elements: rows ty, ty + SIDE, ...
  * are read along source rows (coalesced), and after the barrier the same threads write destination rows
  * (coalesced) from the tile's columns. Partial tiles at the edges load and store only what exists. */
-template <typename T, int TILE, int SIDE, int LAYOUT>
-__global__ void __launch_bounds__(TILE * SIDE) xp_tile_kernel(xp_mat<T> m)
+template <typename T, int TILE, int SIDE, int LAYOUT> __global__ void __launch_bounds__(TILE *SIDE)
+    xp_tile_kernel(xp_mat<T> m)
 {
     /* Dynamic, so that 16-byte elements can take a 64-wide tile (over the 48 KiB static limit). */
     extern __shared__ __align__(16) unsigned char xp_tile_smem[];
@@ -63,8 +64,7 @@ __global__ void __launch_bounds__(TILE * SIDE) xp_tile_kernel(xp_mat<T> m)
     });
 }
 
-template <typename T, int TILE, int SIDE, int LAYOUT>
-static int xp_tile_launch_as(const xp_call *c)
+template <typename T, int TILE, int SIDE, int LAYOUT> static int xp_tile_launch_as(const xp_call *c)
 {
     xp_mat<T> m = xp_mat_of<T>(c, xp_ceil_div(c->s.cols, TILE), xp_ceil_div(c->s.rows, TILE));
     return xp_launch(xp_tile_kernel<T, TILE, SIDE, LAYOUT>, m, dim3(TILE, SIDE),
@@ -72,8 +72,7 @@ static int xp_tile_launch_as(const xp_call *c)
 }
 
 /* The step for the call's element size. */
-template <int TILE, int SIDE, int LAYOUT>
-static int xp_tile_launch(const xp_call *c)
+template <int TILE, int SIDE, int LAYOUT> static int xp_tile_launch(const xp_call *c)
 {
     static_assert(TILE % SIDE == 0 && (TILE & (TILE - 1)) == 0 && TILE * SIDE <= 1024, "tile shape");
     int st = XPOSE_OK;

@@ -2,8 +2,10 @@
  * each other. The first row of a name is what the bare name picks. */
 #include "ladder.h"
 
-#define LADDER(name, params, p0, p1, fn, about) \
-    {name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, p0, p1, XP_ELEM_ALL, XP_CUDA_FN(fn), NULL, 0}
+#define LADDER(name, params, p0, p1, fn, about)                                                                        \
+    {                                                                                                                  \
+        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, p0, p1, XP_ELEM_ALL, XP_CUDA_FN(fn), NULL, 0  \
+    }
 
 /* What each step changes over the one before it. */
 #define NAIVE_WRITE "threads walk the destination: coalesced writes, strided reads"

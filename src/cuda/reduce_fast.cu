@@ -46,8 +46,8 @@ template <class Op> __device__ __forceinline__ typename Op::acc_t xr_fold16(uint
 /* Grid-stride over vectors, U loads issued before the first is used ("reduce-fast: loads in flight"); U accumulators
  * keep the dependent chains short. The assignment of elements to threads depends only on n and the grid, so every run
  * on a device folds in the same order. */
-template <class Op, int U, int B>
-__global__ void __launch_bounds__(B) k_fast(const typename Op::value_t *src, xr_span sp, void *out, int final)
+template <class Op, int U, int B> __global__ void __launch_bounds__(B)
+    k_fast(const typename Op::value_t *src, xr_span sp, void *out, int final)
 {
     typedef typename Op::acc_t A;
     const uint4 *vec = reinterpret_cast<const uint4 *>(src + sp.head);
@@ -87,9 +87,8 @@ __global__ void __launch_bounds__(B) k_fast(const typename Op::value_t *src, xr_
 }
 
 /* One block folds the partials in a fixed order and writes the result. */
-template <class Op, int B>
-__global__ void __launch_bounds__(B) k_fast_finish(const typename Op::acc_t *part, unsigned count,
-                                                   typename Op::value_t *result)
+template <class Op, int B> __global__ void __launch_bounds__(B)
+    k_fast_finish(const typename Op::acc_t *part, unsigned count, typename Op::value_t *result)
 {
     xr_wait_for_prerequisites();
     typename Op::acc_t x = Op::identity();
@@ -118,8 +117,8 @@ template <class Op, int U, int B> static int resident_blocks(void)
 }
 
 /* The finishing launch, allowed to overlap the partials grid's drain where the device can (sm_90+). */
-template <class Op> static int launch_finish(const typename Op::acc_t *part, unsigned count, void *result,
-                                             cudaStream_t s, int major)
+template <class Op>
+static int launch_finish(const typename Op::acc_t *part, unsigned count, void *result, cudaStream_t s, int major)
 {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;

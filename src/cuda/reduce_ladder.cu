@@ -6,8 +6,7 @@
 #define XR_LADDER_BLOCK 256
 #define XR_MULTIPLE_ITEMS 16 /* elements per thread in reduce-multiple */
 
-template <class Op, class In>
-__device__ __forceinline__ typename Op::acc_t xr_load(const In *in, size_t i, size_t m)
+template <class Op, class In> __device__ __forceinline__ typename Op::acc_t xr_load(const In *in, size_t i, size_t m)
 {
     return i < m ? static_cast<typename Op::acc_t>(in[i]) : Op::identity();
 }
@@ -76,8 +75,8 @@ template <class Op, int B, int Step> __device__ __forceinline__ void xr_step_tre
 }
 
 /* One step of the ladder: load into shared memory, the step's tree, thread 0 stores the block's value. */
-template <class Op, class In, int B, int Step>
-__global__ void __launch_bounds__(B) k_step(const In *in, size_t m, void *out, int final)
+template <class Op, class In, int B, int Step> __global__ void __launch_bounds__(B)
+    k_step(const In *in, size_t m, void *out, int final)
 {
     __shared__ typename Op::acc_t sm[B];
     sm[threadIdx.x] = xr_step_load<Op, In, B, Step>(in, m);
@@ -134,7 +133,7 @@ template <class Op, int B> static int run_ladder(const xp_reduce_call *c, int st
         size_t blocks = (m + span - 1) / span;
         int final = blocks == 1;
         step_kernel<Op, A, B>(step)<<<(unsigned)blocks, B, 0, s>>>(buf[cur], m, final ? c->result : buf[cur ^ 1],
-                                                                    final);
+                                                                   final);
         st = xp_cuda_launch_status();
         if (final)
             break;

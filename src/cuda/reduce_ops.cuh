@@ -10,10 +10,18 @@
 
 /* Float sums accumulate in double, so the error stays far below one float ulp of the sum; integer sums
  * in unsigned arithmetic, which wraps modulo 2^32 / 2^64 by definition (signed overflow would not). */
-template <class T> struct xr_sum_acc { typedef T type; };
-template <> struct xr_sum_acc<float> { typedef double type; };
-template <> struct xr_sum_acc<int32_t> { typedef uint32_t type; };
-template <> struct xr_sum_acc<int64_t> { typedef uint64_t type; };
+template <class T> struct xr_sum_acc {
+    typedef T type;
+};
+template <> struct xr_sum_acc<float> {
+    typedef double type;
+};
+template <> struct xr_sum_acc<int32_t> {
+    typedef uint32_t type;
+};
+template <> struct xr_sum_acc<int64_t> {
+    typedef uint64_t type;
+};
 
 template <class T, class A> struct xr_op_base {
     typedef T value_t;
@@ -32,7 +40,10 @@ template <class T, class A> struct xr_op_base {
 template <class T> struct xr_sum : xr_op_base<T, typename xr_sum_acc<T>::type> {
     typedef typename xr_sum_acc<T>::type A;
     /* -0.0, not +0.0: padding with it keeps the sum of -0s at -0. */
-    static __host__ __device__ __forceinline__ A identity() { return std::is_floating_point<A>::value ? A(-0.0) : A(0); }
+    static __host__ __device__ __forceinline__ A identity()
+    {
+        return std::is_floating_point<A>::value ? A(-0.0) : A(0);
+    }
     static __device__ __forceinline__ A combine(A a, A b) { return a + b; }
 };
 
@@ -41,7 +52,8 @@ template <class T> struct xr_sum : xr_op_base<T, typename xr_sum_acc<T>::type> {
 template <class T> struct xr_min : xr_op_base<T, T> {
     static __host__ __device__ __forceinline__ T identity()
     {
-        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                    : std::numeric_limits<T>::max();
     }
     static __device__ __forceinline__ T combine(T a, T b)
     {

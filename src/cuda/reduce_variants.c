@@ -1,8 +1,10 @@
 /* reduce_variants.c: the registry rows of GPU reductions: the seed 003 ladder, production, CUB. */
 #include "reduce.h"
 
-#define GPU_R(name, params, p0, p1, fn, about) \
-    {name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_REDUCE, p0, p1, 0, NULL, XP_CUDA_FN(fn), 0}
+#define GPU_R(name, params, p0, p1, fn, about)                                                                         \
+    {                                                                                                                  \
+        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_REDUCE, p0, p1, 0, NULL, XP_CUDA_FN(fn), 0               \
+    }
 #define LADDER(name, step, about) GPU_R(name, "", step, 256, xp_cuda_reduce_ladder, about)
 
 static const xp_variant rows[] = {

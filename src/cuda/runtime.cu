@@ -36,8 +36,7 @@ extern "C" int xp_cuda_check_ptr(const void *p)
         return XPOSE_ERR_POINTER;
     }
     switch (a.type) {
-    case cudaMemoryTypeManaged:
-        return XPOSE_OK;
+    case cudaMemoryTypeManaged: return XPOSE_OK;
     case cudaMemoryTypeDevice:
         /* Another device's memory: reachable where peer access is possible (the caller must have enabled it). */
         if (a.device == dev || (cudaDeviceCanAccessPeer(&ok, dev, a.device) == cudaSuccess && ok))
@@ -58,7 +57,4 @@ extern "C" int xp_cuda_check_ptr(const void *p)
     return XPOSE_ERR_POINTER;
 }
 
-extern "C" int xp_cuda_sync(void *stream)
-{
-    return xp_cuda_status_of(cudaStreamSynchronize((cudaStream_t)stream));
-}
+extern "C" int xp_cuda_sync(void *stream) { return xp_cuda_status_of(cudaStreamSynchronize((cudaStream_t)stream)); }

@@ -11,11 +11,21 @@ typedef uint4 xp_v16;
 
 /* The element type that moves ES bytes as one access. */
 template <int ES> struct XpElem;
-template <> struct XpElem<1> { typedef uint8_t type; };
-template <> struct XpElem<2> { typedef uint16_t type; };
-template <> struct XpElem<4> { typedef uint32_t type; };
-template <> struct XpElem<8> { typedef uint64_t type; };
-template <> struct XpElem<16> { typedef uint4 type; };
+template <> struct XpElem<1> {
+    typedef uint8_t type;
+};
+template <> struct XpElem<2> {
+    typedef uint16_t type;
+};
+template <> struct XpElem<4> {
+    typedef uint32_t type;
+};
+template <> struct XpElem<8> {
+    typedef uint64_t type;
+};
+template <> struct XpElem<16> {
+    typedef uint4 type;
+};
 
 /* 16 bytes as one vector (u) or as their elements of type T (e): how a thread builds, splits or partly
  * loads and stores a 16-byte access. */
@@ -25,10 +35,7 @@ template <class T> union XpLanes {
 };
 
 /* XPOSE_OK, or XPOSE_ERR_CUDA (clearing the sticky-free error) when the last launch failed. */
-static inline int xp_cuda_launch_status(void)
-{
-    return cudaGetLastError() == cudaSuccess ? XPOSE_OK : XPOSE_ERR_CUDA;
-}
+static inline int xp_cuda_launch_status(void) { return cudaGetLastError() == cudaSuccess ? XPOSE_OK : XPOSE_ERR_CUDA; }
 
 static inline int xp_cuda_status_of(cudaError_t e)
 {
@@ -46,15 +53,30 @@ int xr_device_sms(int *major);
 size_t xr_device_l2_bytes(void);
 
 /* Calls body<T>() with the element type of the call's element size. */
-#define XP_DISPATCH_ELEM(es, BODY)                                                                        \
-    do {                                                                                                  \
-        switch (es) {                                                                                     \
-        case 1: { typedef uint8_t T; BODY; } break;                                                       \
-        case 2: { typedef uint16_t T; BODY; } break;                                                      \
-        case 4: { typedef uint32_t T; BODY; } break;                                                      \
-        case 8: { typedef uint64_t T; BODY; } break;                                                      \
-        default: { typedef xp_v16 T; BODY; } break;                                                       \
-        }                                                                                                 \
+#define XP_DISPATCH_ELEM(es, BODY)                                                                                     \
+    do {                                                                                                               \
+        switch (es) {                                                                                                  \
+        case 1: {                                                                                                      \
+            typedef uint8_t T;                                                                                         \
+            BODY;                                                                                                      \
+        } break;                                                                                                       \
+        case 2: {                                                                                                      \
+            typedef uint16_t T;                                                                                        \
+            BODY;                                                                                                      \
+        } break;                                                                                                       \
+        case 4: {                                                                                                      \
+            typedef uint32_t T;                                                                                        \
+            BODY;                                                                                                      \
+        } break;                                                                                                       \
+        case 8: {                                                                                                      \
+            typedef uint64_t T;                                                                                        \
+            BODY;                                                                                                      \
+        } break;                                                                                                       \
+        default: {                                                                                                     \
+            typedef xp_v16 T;                                                                                          \
+            BODY;                                                                                                      \
+        } break;                                                                                                       \
+        }                                                                                                              \
     } while (0)
 
 #endif

@@ -32,8 +32,7 @@ int xp_cpu_openblas(const xp_call *c)
         case 16:
             cblas_zomatcopy(CblasRowMajor, CblasTrans, r, n, one, (const double *)src, lds, (double *)dst, ldd);
             break;
-        default:
-            return XPOSE_ERR_UNSUPPORTED;
+        default: return XPOSE_ERR_UNSUPPORTED;
         }
     }
     return XPOSE_OK;

@@ -29,8 +29,8 @@ static cublasStatus_t geam_one(cublasHandle_t h, const xp_call *c, const char *s
     switch (c->s.es) {
     case 4: {
         const float one = 1.0f, zero = 0.0f;
-        return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, (const float *)src, lda, &zero,
-                           (const float *)dst, ldc, (float *)dst, ldc);
+        return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, (const float *)src, lda, &zero, (const float *)dst,
+                           ldc, (float *)dst, ldc);
     }
     case 8: {
         const double one = 1.0, zero = 0.0;
