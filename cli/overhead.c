@@ -75,7 +75,8 @@ static int csv;
 static void print_row(const char *backend, const char *call, const xpose_layout *l, double us)
 {
     if (csv)
-        printf("%s,%s,%zu,%zu,%zu,%.3f\n", backend, call, l->rows, l->cols, l->elem_size, us);
+        printf("%s,\"%s\",%zu,%zu,%zu,%.3f\n", backend, call, l->rows, l->cols, l->elem_size,
+               us); /* names hold commas */
     else
         printf("%-8s %-40s %6zux%-6zu %5zu %10.3f\n", backend, call, l->rows, l->cols, l->elem_size, us);
 }

@@ -454,7 +454,7 @@ def readme_block():
         c = overhead_cells(load_csv(run, "overhead.csv"))
         cpu = gpu = "8 x 8, 4 bytes"
         checks = c[("cuda", "xpose's checks alone (no launch)", gpu)]
-        paras.append(f"A call's cost on the host (`xpose overhead`, same machine, us): an {cpu} CPU transpose "
+        paras.append(f"A call's cost on the host (`xpose overhead`, same machine, microseconds), 8 x 8 floats: on the CPU "
                      f"{c[('cpu', 'xpose_transpose', cpu)]} (a plain loop {c[('cpu', 'plain nested loop', cpu)]}); "
                      f"`xpose_transpose_cuda` {c[('cuda', 'xpose_transpose_cuda (host side, async)', gpu)]}, of which "
                      f"xpose's checks {checks}, where a bare "
