@@ -9,12 +9,6 @@
 /* Async calls enqueued per timed round: far below the launch queue's depth, so the host never waits for room. */
 #define ASYNC_PER_ROUND 256
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One call of kind `which` (0: xpose_transpose_cuda, 1: cudaMemcpyAsync, 2: xpose_transpose, 3: xpose's checks
  * alone: xpose_transpose_cuda with a host destination, refused after every check and before any launch). */
 static int one_call(int which, const xpose_layout *l, const void *src, void *dst, size_t bytes, cudaStream_t s)
@@ -58,8 +52,8 @@ int gpu_overhead(const xpose_layout *l, int calls, int rounds, double us[4])
         if (st == XPOSE_OK && cudaStreamSynchronize(s) != cudaSuccess)
             st = XPOSE_ERR_CUDA;
         if (st == XPOSE_OK) {
-            qsort(t, (size_t)rounds, sizeof *t, cmp_double);
-            us[which] = t[rounds / 2];
+            double spread;
+            time_stats(t, rounds, &us[which], &spread);
         }
     }
     cudaGetLastError();

@@ -36,12 +36,6 @@ static void plain_loop(const xpose_layout *l, const void *src_, void *dst_)
             memcpy(dst + (j * l->rows + i) * l->elem_size, src + (i * l->cols + j) * l->elem_size, l->elem_size);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over rounds of (time of `calls` calls) / calls, in microseconds; a call that fails ends it with its status. */
 static int time_cpu(int which, const xpose_layout *l, const void *src, void *dst, int calls, int rounds, double *us)
 {
@@ -64,8 +58,8 @@ static int time_cpu(int which, const xpose_layout *l, const void *src, void *dst
         }
         t[r] = (now_ms() - t0) * 1e3 / calls;
     }
-    qsort(t, (size_t)rounds, sizeof *t, cmp_double);
-    *us = t[rounds / 2];
+    double spread;
+    time_stats(t, rounds, us, &spread);
     free(t);
     return XPOSE_OK;
 }
