@@ -308,7 +308,7 @@ assert t.startswith('xpose $want_version (ABI '), t
 assert 'CUDA backend' in t and 'OpenMP' in t and 'cublas-geam' in t, t
 import re
 assert re.search(r'^commit: [^ ]+$', t, re.M), t  # git's short hash at configure time, an override, or unknown
-assert re.search(r'^build: [^,]*, CUDA backend (yes|no), CUDA architectures [^ ,]+, OpenMP (yes|no)$', t, re.M), t
+assert re.search(r'^build: [^,]*, CUDA backend (yes|no), CUDA architectures (none|[0-9a-z,-]+), OpenMP (yes|no)$', t, re.M), t
 assert re.search(r'^peers: cpu-openblas (yes|no), cublas-geam (yes|no)$', t, re.M), t
 "
 # --- bench -h / --help: the usage on stdout, exit 0; getopt_long's --opt=value form reads like --opt value.
