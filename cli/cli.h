@@ -183,6 +183,9 @@ int plot_png(const char *path, const bench_result *r, int sweep);
 int cmd_overhead(int argc, char **argv);
 int gpu_overhead(const xpose_layout *lay, int calls, int rounds, double us[4]);
 
+/* explain.c: `xpose explain`, the GPU ladder's memory traffic from a CPU model of its kernels (explain_model.c). */
+int cmd_explain(int argc, char **argv);
+
 /* info.c */
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);

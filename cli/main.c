@@ -1,4 +1,4 @@
-/* main.c: the xpose command line: bench (the main job), list, overhead, info, --version. */
+/* main.c: the xpose command line: bench (the main job), list, overhead, explain, info, --version. */
 #include <string.h>
 #include "cli.h"
 #include "xpose_peers.h"
@@ -9,6 +9,8 @@ static void usage(FILE *f)
           "  bench   time and verify transpose variants (the main job; xpose bench --help)\n"
           "  list    every variant, its parameters and whether it can run here\n"
           "  overhead  host-side cost of one call on a small matrix (xpose overhead --help)\n"
+          "  explain VARIANT|--all  memory traffic a GPU ladder variant makes, modelled on the CPU (xpose explain "
+          "--help)\n"
           "  info    version, CPU, threads, GPU and driver\n"
           "  --version   version, commit, build type, CUDA architectures, OpenMP and the peers built\n",
           f);
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
         return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "overhead"))
         return cmd_overhead(argc - 2, argv + 2);
+    if (!strcmp(cmd, "explain"))
+        return cmd_explain(argc - 2, argv + 2);
     if (!strcmp(cmd, "info"))
         return cmd_info(argc - 2, argv + 2);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
