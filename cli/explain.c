@@ -155,9 +155,9 @@ static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, c
         if (fmt == FMT_JSON) {
             printf("%s\n    {\"variant\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u], \"smem_bytes\": %zu, "
                    "\"tiles\": %llu,\n     \"load_requests\": %llu, \"load_sectors\": %llu, "
-                   "\"load_sectors_per_request\": %.4f, \"load_sectors_per_block\": %.4f, \"load_efficiency\": %.6g,\n"
+                   "\"load_sectors_per_request\": %.4f, \"load_sectors_per_block\": %.4f, \"load_efficiency\": %.6f,\n"
                    "     \"store_requests\": %llu, \"store_sectors\": %llu, \"store_sectors_per_request\": %.4f, "
-                   "\"store_sectors_per_block\": %.4f, \"store_efficiency\": %.6g,\n",
+                   "\"store_sectors_per_block\": %.4f, \"store_efficiency\": %.6f,\n",
                    r ? "," : "", x->id, x->k.gx, x->k.gy, x->k.gz, x->k.bdx, x->k.bdy, x->k.smem,
                    (unsigned long long)t->tiles, (unsigned long long)t->gld_req, (unsigned long long)t->gld_sect,
                    per(t->gld_sect, t->gld_req), per(t->gld_sect, blocks), eff(t->gld_bytes, t->gld_sect),

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test_explain.sh: `xpose explain`, the CPU model of the GPU ladder: the seeds' hand-counted sectors at 16384^2
+# floats, the bank conflicts each shared layout must show, an edge shape, block classes against every block, and
+# bad input (exit 2, one line on stderr).
+set -u
+X="$1"
+fail=0 pass=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+usage_error() { # usage_error DESCRIPTION -- command...: exit 2 with exactly one line on stderr
+    local what=$1; shift 2
+    local err; err=$("$@" 2>&1 >/dev/null); local got=$?
+    local lines; lines=$(printf '%s\n' "$err" | grep -c .)
+    if [ "$got" -eq 2 ] && [ "$lines" -eq 1 ]; then ok; else bad "$what: exit $got, $lines lines on stderr: $err"; fi
+}
+# field VARIANT KEY [ARGS...]: the JSON value of KEY for VARIANT at 16384^2 floats (or ARGS).
+field() {
+    local v=$1 k=$2; shift 2
+    local args=("$@"); [ ${#args[@]} -eq 0 ] && args=(--size 16384 --type float)
+    "$X" explain "$v" "${args[@]}" --format json |
+        python3 -c "import json,sys; r=json.load(sys.stdin)['results'][0]; print(r['$k'])"
+}
+expect() { # expect DESCRIPTION GOT WANT
+    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', wanted '$3'"; fi
+}
+# The seeds' hand figures (seed 002): naive 16x16 reads 33,554,432 sectors at 100 %, writes 134,217,728 at 25 %.
+expect "naive/16x16 load_sectors" "$(field naive/16x16 load_sectors)" 33554432
+expect "naive/16x16 store_sectors" "$(field naive/16x16 store_sectors)" 134217728
+expect "naive/16x16 load_efficiency" "$(field naive/16x16 load_efficiency)" 1.0
+expect "naive/16x16 store_efficiency" "$(field naive/16x16 store_efficiency)" 0.25
+expect "naive/8x8 store_sectors" "$(field naive/8x8 store_sectors)" 67108864
+expect "naive/8x8 store_efficiency" "$(field naive/8x8 store_efficiency)" 0.5
+expect "naive/16x16 dram_bytes" "$(field naive/16x16 dram_bytes)" $((2 * 16384 * 16384 * 4))
+expect "naive/16x16 no shared memory" "$(field naive/16x16 smem_store_conflict_ways)" None
+# The plain tile stores tile(r, tx) at tx * TILE + r: a warp's row of the source goes down a column of the tile,
+# 32 ways at TILE 32; its reads go along a row. Padding and swizzling remove both.
+expect "shared/32 store ways" "$(field shared/32 smem_store_conflict_ways)" 32
+expect "shared/32 load ways" "$(field shared/32 smem_load_conflict_ways)" 1
+for v in shared-pad/32 shared-swizzle/32; do
+    expect "$v load ways" "$(field $v smem_load_conflict_ways)" 1
+    expect "$v store ways" "$(field $v smem_store_conflict_ways)" 1
+done
+# An edge shape, 1000 x 999 floats: every variant's sectors at least the bytes each side moves / 32, efficiency
+# at most 1; block classes give what enumerating every block gives.
+edge=$("$X" explain --all --rows 1000 --cols 999 --type float --format json 2>/dev/null)
+full=$("$X" explain --all --rows 1000 --cols 999 --type float --format json --exhaustive 2>/dev/null)
+if printf '%s\n' "$edge" | python3 -c "
+import json, sys
+rs = json.load(sys.stdin)['results']
+assert len(rs) >= 18, len(rs)
+for r in rs:
+    assert r['load_sectors'] >= 1000 * 999 * 4 / 32, r
+    assert r['store_sectors'] >= 999 * 1000 * 4 / 32, r
+    assert 0 < r['load_efficiency'] <= 1 and 0 < r['store_efficiency'] <= 1, r
+    assert r['dram_bytes'] >= 2 * 1000 * 999 * 4, r
+"; then ok; else bad "edge shape totals"; fi
+strip() { python3 -c "
+import json, sys
+rs = json.load(sys.stdin)['results']
+for r in rs:
+    r.pop('model_seconds')
+print(json.dumps(rs, sort_keys=True))"; }
+if [ "$(printf '%s\n' "$edge" | strip)" = "$(printf '%s\n' "$full" | strip)" ]; then ok; else bad "classes != every block"; fi
+b=$("$X" explain shared/16 --rows 100 --cols 37 --ld-src 50 --ld-dst 120 --batch 3 --elem-size 2 --format json --exhaustive | strip)
+c=$("$X" explain shared/16 --rows 100 --cols 37 --ld-src 50 --ld-dst 120 --batch 3 --elem-size 2 --format json | strip)
+expect "classes, leading dimensions and batch" "$b" "$c"
+# Every format prints; --all's table lists each ladder variant.
+for f in table csv md; do
+    if "$X" explain --all --size 256 --format $f >/dev/null 2>&1; then ok; else bad "--format $f"; fi
+done
+expect "--all rows" "$("$X" explain --all --size 256 --format csv 2>/dev/null | tail -n +2 | wc -l)" 18
+expect "--bandwidth" "$(field naive/16x16 predicted_ms --size 16384 --type float --bandwidth 2000)" 1.074
+usage_error "no variant" -- "$X" explain
+usage_error "unknown variant" -- "$X" explain nosuch
+usage_error "no model for fast" -- "$X" explain fast
+usage_error "no model for memcpy" -- "$X" explain memcpy
+usage_error "no model for a CPU variant" -- "$X" explain cpu-naive
+usage_error "no model for a reduction" -- "$X" explain reduce-naive
+usage_error "bad size" -- "$X" explain naive --size abc
+usage_error "zero size" -- "$X" explain naive --size 0
+usage_error "bad type" -- "$X" explain naive --type quad
+usage_error "bad elem size" -- "$X" explain naive --elem-size 3
+usage_error "bad format" -- "$X" explain naive --format xml
+usage_error "bad bandwidth" -- "$X" explain naive --bandwidth -5
+usage_error "short ld" -- "$X" explain naive --size 64 --ld-src 32
+usage_error "variant and --all" -- "$X" explain naive --all
+usage_error "unknown option" -- "$X" explain naive --bogus
+echo "test_explain: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
