@@ -136,7 +136,7 @@ static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, c
     } else {
         printf("%-18s %-14s %-6s %6s %10s %11s %5s %8s %5s %10s %11s %5s %8s %5s %6s %4s %6s %4s %12s %9s\n", "variant",
                "grid", "block", "smem B", "ld req", "ld sectors", "/req", "/block", "eff", "st req", "st sectors",
-               "/req", "/block", "eff", "sh ld", "ways", "sh st", "ways", "DRAM bytes", "pred ms");
+               "/req", "/block", "eff", "sld wf", "ways", "sst wf", "ways", "DRAM bytes", "pred ms");
     }
     for (int r = 0; r < n; r++) {
         const ex_row *x = &rows[r];
