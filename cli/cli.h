@@ -128,6 +128,13 @@ void row_times(bench_row *row, double *samples, int n, int mid_mean);
 double now_ms(void);
 void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
 
+/* cpu_cache.c: cache sizes in bytes (0: unknown), from sysfs, else sysconf; source says which. */
+typedef struct cpu_caches {
+    size_t l1d, l2, l3;
+    const char *source; /* "sysfs" or "sysconf" */
+} cpu_caches;
+void cpu_caches_read(cpu_caches *c);
+
 /* cpu_flush.c: a buffer twice the last-level cache, read between timed CPU runs. init returns its size (0: none);
  * size: what init would take, for the memory check; note: how the CPU rows were timed, added to a run's notes. */
 size_t cpu_flush_size(void);

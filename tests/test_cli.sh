@@ -131,6 +131,15 @@ expect 0 "help" -- "$X" --help
 expect 0 "bench help" -- "$X" bench --help
 expect 0 "list" -- "$X" list
 expect 0 "info" -- "$X" info
+# The cache sizes, and where they came from: the kernel's sysfs where Linux has it, which the cold-cache flush sizes
+# itself from (twice the L3).
+check "info: cache sizes and their source" "$("$X" info)" '
+import os, re, sys
+m = re.search(r"^cpu caches: L1d (\d+) KiB, L2 (\d+) KiB, L3 (\d+) KiB \(from (sysfs|sysconf)\)$", sys.stdin.read(), re.M)
+assert m, "no cache line"
+if os.path.exists("/sys/devices/system/cpu/cpu0/cache/index0/size"):
+    assert m.group(4) == "sysfs" and int(m.group(1)) > 0, m.group(0)
+'
 expect 0 "small bench" -- "$X" bench --size 64 --backend cpu --reps 2
 # GPU rows of a shape take turns rep by rep, or with --by-row one row after another: either way each is verified and
 # timed the asked number of times, and the note says which order ran (or, with no GPU, why none did).
