@@ -26,8 +26,8 @@ int result_start(bench_result *r, const bench_opts *o, int shape_width)
  * of the same backend's copy rows of the same --threads pass (CPU: cpu-memcpy or cpu-stream, whose streaming stores
  * do not read the destination as glibc's memcpy does, so that the bound is the real one), so that a ratio compares
  * like with like (a one-thread variant, timed in the first pass, against that pass's copy); by GB/s rather than time,
- * since a reduction reads its bytes once and a copy of them also writes. Speedup: over r->base, which runs on one thread in every pass. A row that
- * failed has neither. */
+ * since a reduction reads its bytes once and a copy of them also writes. Speedup: over r->base, which runs on one
+ * thread in every pass. A row that failed has neither. */
 static void relate(const bench_result *r, bench_row *a)
 {
     const bench_row *ref = NULL;

@@ -135,7 +135,8 @@ expect 0 "info" -- "$X" info
 # itself from (twice the L3).
 check "info: cache sizes and their source" "$("$X" info)" '
 import os, re, sys
-m = re.search(r"^cpu caches: L1d (\d+) KiB, L2 (\d+) KiB, L3 (\d+) KiB \(from (sysfs|sysconf)\)$", sys.stdin.read(), re.M)
+line = r"^cpu caches: L1d (\d+) KiB, L2 (\d+) KiB, L3 (\d+) KiB \(from (sysfs|sysconf)\)$"
+m = re.search(line, sys.stdin.read(), re.M)
 assert m, "no cache line"
 if os.path.exists("/sys/devices/system/cpu/cpu0/cache/index0/size"):
     assert m.group(4) == "sysfs" and int(m.group(1)) > 0, m.group(0)
