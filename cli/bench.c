@@ -50,5 +50,6 @@ int cmd_bench(int argc, char **argv)
     bench_result res;
     result_init(&res, o.op == OP_REDUCE ? "cpu-reduce" : "cpu-naive");
     st = o.op == OP_REDUCE ? bench_reduce(&o, &env, &res) : bench_transpose(&o, &env, &res);
+    result_reference_note(&res);
     return finish(&o, &env, &res, st);
 }

@@ -300,7 +300,8 @@ static int select_rows(bench_opts *o, const bench_env *env, selection *sel, benc
     if (o->peers && !o->variants) {
         /* "cpu-fast/": the production row alone; `--variants cpu-fast` adds its tile-height lab rows. */
         int on_gpu = o->backend == BE_CUDA || (env->gpu && o->backend != BE_CPU);
-        if ((st = select_list(sel, on_gpu ? "fast,cublas-geam,memcpy" : "cpu-fast/,cpu-openblas,cpu-memcpy")))
+        if ((st =
+                 select_list(sel, on_gpu ? "fast,cublas-geam,memcpy" : "cpu-fast/,cpu-openblas,cpu-memcpy,cpu-stream")))
             return st;
         sel_drop_unavailable(sel);
     }
@@ -310,8 +311,10 @@ static int select_rows(bench_opts *o, const bench_env *env, selection *sel, benc
         return st;
     if (sel_has_backend(sel, XPOSE_BACKEND_CUDA))
         sel_put_first(sel, xpose_variant_find("memcpy"), 1);
-    if (sel_has_backend(sel, XPOSE_BACKEND_CPU))
+    if (sel_has_backend(sel, XPOSE_BACKEND_CPU)) { /* both: the faster is the bound (result.c's relate) */
+        sel_put_first(sel, xpose_variant_find("cpu-stream"), 1);
         sel_put_first(sel, xpose_variant_find("cpu-memcpy"), 1);
+    }
     /* Not for a peers view, nor where the run is kept to the GPU (--backend cuda): one-thread naive passes over a
      * large matrix take seconds each (8.6 s at c128 16384^2), far longer than the GPU rows they would sit next to. */
     if (!o->peers && o->backend != BE_CUDA)

@@ -56,6 +56,7 @@ typedef struct bench_row {
     double ms, spread_pct; /* median time (GPU rows: the mean of the middle half); (p90 - p10) / that */
     double min_ms, median_ms, max_ms; /* of the timed runs */
     double gbps, pct_memcpy, speedup; /* pct/speedup < 0: no reference row in this run */
+    char reference[40];               /* the copy row pct_memcpy is against; "" where none */
     int reps, verified, status;       /* status: XPOSE_OK or why it did not run */
 } bench_row;
 
@@ -127,6 +128,13 @@ void row_times(bench_row *row, double *samples, int n, int mid_mean);
 double now_ms(void);
 void *host_big_alloc(size_t bytes); /* host_buffers.c: 2 MiB pages where allowed; free() releases */
 
+/* cpu_cache.c: cache sizes in bytes (0: unknown), from sysfs, else sysconf; source says which. */
+typedef struct cpu_caches {
+    size_t l1d, l2, l3;
+    const char *source; /* "sysfs" or "sysconf" */
+} cpu_caches;
+void cpu_caches_read(cpu_caches *c);
+
 /* cpu_flush.c: a buffer twice the last-level cache, read between timed CPU runs. init returns its size (0: none);
  * size: what init would take, for the memory check; note: how the CPU rows were timed, added to a run's notes. */
 size_t cpu_flush_size(void);
@@ -156,6 +164,7 @@ void result_hold(bench_result *r);
 void result_release(bench_result *r);
 int result_failed(const bench_result *r); /* a row that did not run or was wrong */
 void result_free(bench_result *r);
+void result_reference_note(bench_result *r); /* which copy row the CPU rows' % of memcpy was against */
 /* Appends a remark to the run's notes (after the table, on stderr for CSV, in the JSON context). */
 void note_add(bench_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void variant_id(const xpose_variant_info *v, char *buf, size_t n); /* "name" or "name/params" */

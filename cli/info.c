@@ -48,7 +48,8 @@ int cmd_info(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
-            puts("usage: xpose info\nPrints the xpose version, the CPU and thread count, and the GPU and driver "
+            puts("usage: xpose info\nPrints the xpose version, the CPU, its cache sizes and thread count, and the GPU "
+                 "and driver "
                  "if any.");
             return 0;
         }
@@ -61,6 +62,10 @@ int cmd_info(int argc, char **argv)
     printf("xpose %s\n", xpose_version());
     printf("cpu: %s, %ld cores online, %d threads for CPU variants\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
            xpose_get_threads());
+    cpu_caches cc;
+    cpu_caches_read(&cc);
+    printf("cpu caches: L1d %zu KiB, L2 %zu KiB, L3 %zu KiB (from %s)\n", cc.l1d >> 10, cc.l2 >> 10, cc.l3 >> 10,
+           cc.source);
     printf("gpu: %s\n", gpu);
     int openblas = xpose_variant_find("cpu-openblas");
     xpose_variant_info v;

@@ -194,6 +194,12 @@ static void json_row(FILE *f, const bench_row *r, int first)
     json_num(f, "max_ms", r->max_ms, ", ");
     json_num(f, "gbps", r->gbps, ", ");
     json_num(f, "pct_memcpy", r->pct_memcpy, ", ");
+    fprintf(f, "\"reference\": ");
+    if (r->reference[0])
+        json_str(f, r->reference);
+    else
+        fputs("null", f);
+    fputs(", ", f);
     json_num(f, "speedup", r->speedup, ", ");
     json_num(f, "spread_pct", r->spread_pct, ", ");
     fprintf(f, "\"reps\": %d, \"verified\": %s, \"status\": \"%s\"}", r->reps, bool_word(r->verified),

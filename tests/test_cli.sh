@@ -131,6 +131,16 @@ expect 0 "help" -- "$X" --help
 expect 0 "bench help" -- "$X" bench --help
 expect 0 "list" -- "$X" list
 expect 0 "info" -- "$X" info
+# The cache sizes, and where they came from: the kernel's sysfs where Linux has it, which the cold-cache flush sizes
+# itself from (twice the L3).
+check "info: cache sizes and their source" "$("$X" info)" '
+import os, re, sys
+line = r"^cpu caches: L1d (\d+) KiB, L2 (\d+) KiB, L3 (\d+) KiB \(from (sysfs|sysconf)\)$"
+m = re.search(line, sys.stdin.read(), re.M)
+assert m, "no cache line"
+if os.path.exists("/sys/devices/system/cpu/cpu0/cache/index0/size"):
+    assert m.group(4) == "sysfs" and int(m.group(1)) > 0, m.group(0)
+'
 expect 0 "small bench" -- "$X" bench --size 64 --backend cpu --reps 2
 # GPU rows of a shape take turns rep by rep, or with --by-row one row after another: either way each is verified and
 # timed the asked number of times, and the note says which order ran (or, with no GPU, why none did).
@@ -200,18 +210,21 @@ if [ "$("$X" bench --size 8 --variants cpu-memcpy --threads 2 --reps 1 --format 
 then export WANT_THREADS="[1, 2]"; else export WANT_THREADS="[1]"; echo "note: this build runs CPU variants on one thread"; fi
 
 # Two sizes x two thread counts: every threaded variant has a row for each, the one-thread ones (cpu-naive) one row per
-# size at 1 thread; each row's % memcpy is against the cpu-memcpy row of its own size and --threads pass (a one-thread
-# variant runs in the first pass), its speedup against the size's cpu-naive row.
+# size at 1 thread; each row's % memcpy is against the faster of the cpu-memcpy and cpu-stream rows of its own size and
+# --threads pass (a one-thread variant runs in the first pass), which its "reference" names, and the note says so; its
+# speedup is against the size's cpu-naive row.
 json=$("$X" bench --size 64,96 --threads 1,2 --backend cpu --reps 1 --format json)
 check "--size 64,96 --threads 1,2 rows and their references" "$json" '
 import json, os, sys
-rows = json.load(sys.stdin)["results"]
+d = json.load(sys.stdin)
+rows = d["results"]
 want_threads = json.loads(os.environ["WANT_THREADS"])
+assert "against the faster of cpu-memcpy and cpu-stream of the same shape" in d["note"], d["note"]
 assert {r["rows"] for r in rows} == {64, 96} and all(r["cols"] == r["rows"] for r in rows), "sizes"
 one = ("cpu-naive", "cpu-openblas")
 assert sorted({r["threads"] for r in rows}) == want_threads, "threads %s" % sorted({r["threads"] for r in rows})
 names = {(r["variant"], r["params"]) for r in rows}
-assert {"cpu-naive", "cpu-memcpy", "cpu-fast"} <= {n for n, _ in names}, names
+assert {"cpu-naive", "cpu-memcpy", "cpu-stream", "cpu-fast"} <= {n for n, _ in names}, names
 for n in names:
     for size in (64, 96):
         for t in want_threads:
@@ -226,8 +239,11 @@ def ref(a, name):
 for r in rows:
     assert r["verified"] is True, r
     assert r["pct_memcpy"] is not None and r["speedup"] is not None, r
+    # Both copies move the same bytes: the faster has the shorter time.
+    fast_ms = min(ref(r, "cpu-memcpy"), ref(r, "cpu-stream"))
+    assert ref(r, r["reference"]) == fast_ms, ("reference", r)
     # JSON carries 6 significant digits: the ratios agree to well within 0.1 %.
-    assert abs(r["pct_memcpy"] / (100 * ref(r, "cpu-memcpy") / r["ms"]) - 1) < 1e-3, ("% memcpy", r)
+    assert abs(r["pct_memcpy"] / (100 * fast_ms / r["ms"]) - 1) < 1e-3, ("% memcpy", r)
     assert abs(r["speedup"] / (ref(r, "cpu-naive") / r["ms"]) - 1) < 1e-3, ("speedup", r)
 '
 
@@ -243,7 +259,7 @@ cols = head.split()
 assert cols[:6] == ["variant", "params", "shape", "elem", "threads", "ms"], cols
 end = head.index("threads") + len("threads")
 want_threads = json.loads(os.environ["WANT_THREADS"])
-per_size = len(want_threads) * 10 + 3 * int(os.environ["OPENBLAS_ROWS"])  # fast + memcpy x 5 sizes, openblas x 3
+per_size = len(want_threads) * 15 + 3 * int(os.environ["OPENBLAS_ROWS"])  # fast, memcpy, stream x 5; openblas x 3
 assert len(body) == 2 * per_size, (len(body), per_size)
 seen = set()
 for l in body:
@@ -344,7 +360,7 @@ check "a variant left out by --backend is said" "$("$X" bench --variants cpu-fas
 import json, sys
 d = json.load(sys.stdin)
 assert "left out by --backend cpu: fast" in d["note"], d["note"]
-assert {r["variant"] for r in d["results"]} == {"cpu-naive", "cpu-memcpy", "cpu-fast"}, d["results"]
+assert {r["variant"] for r in d["results"]} == {"cpu-naive", "cpu-memcpy", "cpu-stream", "cpu-fast"}, d["results"]
 '
 
 # --- One run, four outputs: the table on stdout and the same rows in --json, --csv and --md files, in the same order;
@@ -362,7 +378,7 @@ assert '#' not in text, text
 rows_c = list(csv.DictReader(text.splitlines()))
 md = [l for l in open('$out_dir/r.md').read().splitlines() if l.startswith('| cpu-')]
 rows_j = d['results']
-assert len(rows_j) == len(rows_c) == len(md) == len(rows_t) == 6, (len(rows_j), len(rows_c), len(md), len(rows_t))
+assert len(rows_j) == len(rows_c) == len(md) == len(rows_t) == 8, (len(rows_j), len(rows_c), len(md), len(rows_t))
 for j, c, m, t in zip(rows_j, rows_c, md, rows_t):
     assert j['variant'] == c['variant'] == m.split('|')[1].strip() == t.split()[0], (j, c, m, t)
     assert j['verified'] is True and c['verified'] == 'true' and m.split('|')[11].strip() == 'true', (j, c, m)
@@ -370,14 +386,15 @@ for j, c, m, t in zip(rows_j, rows_c, md, rows_t):
     assert None not in c and None not in c.values() and len(c) == 22, c
     # Column widths fixed before the first row: every row's verified word under the header's.
     assert t.index(t.split()[-1]) == head.index('verified'), (head, t)
-assert 'note: CPU rows timed cold' in table[-1], table[-1]
+assert 'note: CPU rows timed cold' in table[-2], table[-2]
+assert table[-1].startswith('note: CPU rows\' %memcpy: against the faster of'), table[-1]
 assert open('$out_dir/err').read() == '', open('$out_dir/err').read()
 "
 if python3 -c 'import pandas' 2>/dev/null; then
     check "pandas reads the CSV" "$out_dir/r.csv" '
 import sys, pandas
 df = pandas.read_csv(sys.stdin.read().strip())
-assert len(df) == 6 and df["verified"].dtype == bool and df["ms"].notna().all(), df
+assert len(df) == 8 and df["verified"].dtype == bool and df["ms"].notna().all(), df
 '
 fi
 usage_error "--json into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --json /nonexistent-xpose-dir/r.json
@@ -409,7 +426,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["context"]["seed"] == 7, d["context"]
 for r in d["results"]:
-    copy = r["variant"] == "cpu-memcpy"  # a copy moves the same elements densely
+    copy = r["variant"] in ("cpu-memcpy", "cpu-stream")  # a copy moves the same elements densely
     assert r["dtype"] == "e4" and r["batch"] == 2, r
     assert (r["ld_src"], r["ld_dst"]) == ((24, 40) if copy else (30, 50)), r
 '

@@ -29,5 +29,6 @@ int xp_cpu_each_matrix(const xp_call *c, const xp_mat_fn fns[5]);
 int xp_cpu_naive(const xp_call *c);
 int xp_cpu_blocked(const xp_call *c);
 int xp_cpu_memcpy(const xp_call *c);
+int xp_cpu_stream(const xp_call *c);
 
 #endif

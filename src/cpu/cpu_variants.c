@@ -14,6 +14,8 @@ static const xp_variant rows[] = {
     CPU_T("cpu-blocked", "64", 64, xp_cpu_blocked, "square cache tiles over OpenMP threads"),
     {"cpu-memcpy", "", "memcpy over the same threads: the CPU bound", XPOSE_BACKEND_CPU, XPOSE_FAMILY_COPY, 0, 0,
      XP_ELEM_ALL, xp_cpu_memcpy, NULL, 0},
+    {"cpu-stream", "", "copy with streaming stores over the same threads: the CPU bound without reads of dst",
+     XPOSE_BACKEND_CPU, XPOSE_FAMILY_COPY, 0, 0, XP_ELEM_ALL, xp_cpu_stream, NULL, 0},
 };
 
 const xp_variant_table xp_cpu_table = {rows, XP_COUNT_OF(rows)};
