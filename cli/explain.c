@@ -5,18 +5,22 @@
 #include <string.h>
 #include "cli.h"
 #include "explain.h"
+#include "explain_ncu.h"
 
 static void explain_usage(FILE *f)
 {
-    fputs("usage: xpose explain VARIANT|--all [options]   the memory traffic a GPU ladder variant's warps make\n"
-          "  --size N | --rows R --cols C   shape (default 16384 x 16384)\n"
-          "  --type T | --elem-size B       element type, as in xpose bench, or size in bytes (default float)\n"
-          "  --batch B                      matrices back to back (default 1)\n"
-          "  --ld-src L --ld-dst L          leading dimensions in elements (default dense)\n"
-          "  --bandwidth GBPS               memcpy's GB/s on the GPU: the time its DRAM bytes would take\n"
-          "  --format table|json|csv|md     (default table)\n"
-          "  --all                          every ladder variant, one table\n",
-          f);
+    fputs(
+        "usage: xpose explain VARIANT|--all [options]   the memory traffic a GPU ladder variant's warps make\n"
+        "  --size N | --rows R --cols C   shape (default 16384 x 16384)\n"
+        "  --type T | --elem-size B       element type, as in xpose bench, or size in bytes (default float)\n"
+        "  --batch B                      matrices back to back (default 1)\n"
+        "  --ld-src L --ld-dst L          leading dimensions in elements (default dense)\n"
+        "  --bandwidth GBPS               memcpy's GB/s on the GPU: the time its DRAM bytes would take\n"
+        "  --format table|json|csv|md     (default table)\n"
+        "  --all                          every ladder variant, one table\n"
+        "  --ncu                          also measure each variant under Nsight Compute (ncu on PATH, or XPOSE_NCU)\n"
+        "                                 on this GPU and print model, measurement and difference side by side\n",
+        f);
 }
 
 /* The registry names the model has an access description for, and how their parameters map onto the kernels. */
@@ -37,7 +41,10 @@ typedef struct ex_row {
     ex_kernel k;
     ex_stats st;
     uint64_t dram;
-    double secs; /* the model's own run time */
+    double secs;  /* the model's own run time */
+    int measured; /* --ncu: 1 with meas, -1 failed (why in meas_why), 0 not asked */
+    ncu_result meas;
+    char meas_why[320];
 } ex_row;
 
 static int family_of(const char *name)
@@ -91,7 +98,124 @@ static const char *ways(char *buf, size_t n, uint64_t req, unsigned w)
     return buf;
 }
 
-static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, const ex_shape *s)
+/* --ncu: what the model and ncu both count. */
+enum { Q_LD_SECT, Q_ST_SECT, Q_LD_REQ, Q_ST_REQ, Q_SLD_WAVE, Q_SST_WAVE, Q_SLD_CONF, Q_SST_CONF, Q_DRAM, NQ };
+static const char *const q_names[NQ] = {"load_sectors",
+                                        "store_sectors",
+                                        "load_requests",
+                                        "store_requests",
+                                        "smem_load_wavefronts",
+                                        "smem_store_wavefronts",
+                                        "smem_load_bank_conflicts",
+                                        "smem_store_bank_conflicts",
+                                        "dram_bytes"};
+
+/* Model and measurement of quantity q: a bank conflict is a wavefront past the first of a request. */
+static void q_values(const ex_row *x, int q, double *model, double *meas)
+{
+    const ex_stats *t = &x->st;
+    const double *v = x->meas.v;
+    switch (q) {
+    case Q_LD_SECT: *model = (double)t->gld_sect, *meas = v[NCU_LD_SECT]; break;
+    case Q_ST_SECT: *model = (double)t->gst_sect, *meas = v[NCU_ST_SECT]; break;
+    case Q_LD_REQ: *model = (double)t->gld_req, *meas = v[NCU_LD_REQ]; break;
+    case Q_ST_REQ: *model = (double)t->gst_req, *meas = v[NCU_ST_REQ]; break;
+    case Q_SLD_WAVE: *model = (double)t->sld_wave, *meas = v[NCU_SLD_WAVE]; break;
+    case Q_SST_WAVE: *model = (double)t->sst_wave, *meas = v[NCU_SST_WAVE]; break;
+    case Q_SLD_CONF: *model = (double)(t->sld_wave - t->sld_req), *meas = v[NCU_SLD_CONF]; break;
+    case Q_SST_CONF: *model = (double)(t->sst_wave - t->sst_req), *meas = v[NCU_SST_CONF]; break;
+    default: *model = (double)x->dram, *meas = v[NCU_DRAM_RD] + v[NCU_DRAM_WR]; break;
+    }
+}
+
+/* (measured - model) / model in percent into buf ("-" where the model counts none and ncu some; JSON: null). */
+static const char *diff_pct(char *buf, size_t n, double model, double meas, int json)
+{
+    if (model == 0 && meas == 0)
+        snprintf(buf, n, "%s", json ? "0" : "0.0");
+    else if (model == 0)
+        snprintf(buf, n, "%s", json ? "null" : "-");
+    else
+        snprintf(buf, n, json ? "%.4f" : "%+.1f", (meas - model) / model * 100);
+    return buf;
+}
+
+static void json_string(const char *str)
+{
+    putchar('"');
+    for (; *str; str++)
+        if (*str == '"' || *str == '\\')
+            printf("\\%c", *str);
+        else if ((unsigned char)*str < 0x20)
+            printf("\\u%04x", (unsigned char)*str);
+        else
+            putchar(*str);
+    putchar('"');
+}
+
+static void json_ncu(const ex_row *x)
+{
+    if (x->measured == 0)
+        return;
+    printf(",\n     \"ncu\": {");
+    if (x->measured < 0) {
+        printf("\"error\": ");
+        json_string(x->meas_why);
+        printf("}");
+        return;
+    }
+    printf("\"kernel\": ");
+    json_string(x->meas.kernel);
+    char b[48];
+    double model, meas;
+    for (int q = 0; q < NQ; q++) {
+        q_values(x, q, &model, &meas);
+        printf(", \"%s\": %.0f", q_names[q], meas);
+    }
+    printf(", \"dram_read_bytes\": %.0f, \"dram_write_bytes\": %.0f,\n      \"diff_pct\": {", x->meas.v[NCU_DRAM_RD],
+           x->meas.v[NCU_DRAM_WR]);
+    for (int q = 0; q < NQ; q++) {
+        q_values(x, q, &model, &meas);
+        printf("%s\"%s\": %s", q ? ", " : "", q_names[q], diff_pct(b, sizeof b, model, meas, 1));
+    }
+    printf("}}");
+}
+
+/* --ncu in table and md formats: a second table, a line per variant and quantity (those both count none left
+ * out), and each failed measurement's reason. */
+static void print_compare(const ex_row *rows, int n, out_format fmt)
+{
+    if (fmt == FMT_MD)
+        printf("\n| variant | quantity | model | ncu | diff %% |\n|---|---|--:|--:|--:|\n");
+    else
+        printf("\nmodel vs ncu (diff: (ncu - model) / model)\n%-18s %-26s %14s %14s %8s\n", "variant", "quantity",
+               "model", "ncu", "diff %");
+    for (int r = 0; r < n; r++) {
+        const ex_row *x = &rows[r];
+        if (x->measured < 0) {
+            if (fmt == FMT_MD)
+                printf("| %s | ncu failed: %s | | | |\n", x->id, x->meas_why);
+            else
+                printf("%-18s ncu failed: %s\n", x->id, x->meas_why);
+            continue;
+        }
+        for (int q = 0; q < NQ; q++) {
+            double model, meas;
+            char b[48];
+            q_values(x, q, &model, &meas);
+            if (model == 0 && meas == 0)
+                continue;
+            if (fmt == FMT_MD)
+                printf("| %s | %s | %.0f | %.0f | %s |\n", x->id, q_names[q], model, meas,
+                       diff_pct(b, sizeof b, model, meas, 0));
+            else
+                printf("%-18s %-26s %14.0f %14.0f %8s\n", x->id, q_names[q], model, meas,
+                       diff_pct(b, sizeof b, model, meas, 0));
+        }
+    }
+}
+
+static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, const ex_shape *s, int with_ncu)
 {
     const char *head[] = {"variant",
                           "grid",
@@ -125,7 +249,9 @@ static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, c
         printf("  \"results\": [");
     } else if (fmt == FMT_CSV) {
         for (int h = 0; h < nh; h++)
-            printf("%s%s", head[h], h + 1 < nh ? "," : "\n");
+            printf("%s%s", head[h], h + 1 < nh || with_ncu ? "," : "\n");
+        for (int q = 0; with_ncu && q < NQ; q++) /* --ncu: the measurement and difference of each quantity */
+            printf("ncu_%s,diff_pct_%s%s", q_names[q], q_names[q], q + 1 < NQ ? "," : ",ncu_error\n");
     } else if (fmt == FMT_MD) {
         for (int h = 0; h < nh; h++)
             printf("| %s ", head[h]);
@@ -166,10 +292,12 @@ static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, c
             printf(
                 "     \"smem_load_requests\": %llu, \"smem_load_wavefronts\": %llu, \"smem_load_conflict_ways\": %s, "
                 "\"smem_store_requests\": %llu, \"smem_store_wavefronts\": %llu, \"smem_store_conflict_ways\": %s,\n"
-                "     \"dram_bytes\": %llu, \"predicted_ms\": %s, \"model_seconds\": %.3f}",
+                "     \"dram_bytes\": %llu, \"predicted_ms\": %s, \"model_seconds\": %.3f",
                 (unsigned long long)t->sld_req, (unsigned long long)t->sld_wave, t->sld_req ? lways : "null",
                 (unsigned long long)t->sst_req, (unsigned long long)t->sst_wave, t->sst_req ? sways : "null",
                 (unsigned long long)x->dram, pred >= 0 ? ms : "null", x->secs);
+            json_ncu(x);
+            printf("}");
             continue;
         }
         char cells[20][48];
@@ -193,6 +321,27 @@ static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, c
         snprintf(cells[17], 48, "%s", sways);
         snprintf(cells[18], 48, "%llu", (unsigned long long)x->dram);
         snprintf(cells[19], 48, "%s", ms);
+        if (fmt == FMT_CSV && with_ncu) {
+            for (int h = 0; h < nh; h++)
+                printf("%s,", cells[h]);
+            for (int q = 0; q < NQ; q++) {
+                double model, meas;
+                char b[48];
+                q_values(x, q, &model, &meas);
+                if (x->measured > 0)
+                    printf("%.0f,%s,", meas, diff_pct(b, sizeof b, model, meas, 1));
+                else
+                    printf(",,");
+            }
+            if (x->measured < 0) { /* a CSV field: quoted, quotes doubled */
+                putchar('"');
+                for (const char *c = x->meas_why; *c; c++)
+                    printf(*c == '"' ? "\"\"" : "%c", *c);
+                putchar('"');
+            }
+            putchar('\n');
+            continue;
+        }
         if (fmt == FMT_CSV || fmt == FMT_MD) {
             for (int h = 0; h < nh; h++)
                 printf(fmt == FMT_CSV ? "%s%s" : "| %s %s", cells[h], fmt == FMT_CSV ? (h + 1 < nh ? "," : "\n") : "");
@@ -206,6 +355,8 @@ static void print_rows(const ex_row *rows, int n, out_format fmt, double gbps, c
     }
     if (fmt == FMT_JSON)
         printf("\n  ]\n}\n");
+    if (with_ncu && (fmt == FMT_TABLE || fmt == FMT_MD))
+        print_compare(rows, n, fmt);
     else if (fmt == FMT_TABLE && gbps <= 0)
         printf("(no GPU bandwidth given: --bandwidth GBPS, memcpy's, turns DRAM bytes into a predicted time)\n");
 }
@@ -236,8 +387,33 @@ enum {
     OPT_BW,
     OPT_FMT,
     OPT_ALL,
-    OPT_EXH
+    OPT_EXH,
+    OPT_NCU
 };
+
+/* --ncu: each row measured under ncu, one child run each; progress on stderr. Stops at a failure that every
+ * variant would meet (no counter permission). 0, or 1 where any measurement failed. */
+static int measure(ex_row *rows, int n, const char *ncu, const ex_shape *s)
+{
+    int failed = 0;
+    for (int r = 0; r < n; r++) {
+        ex_row *x = &rows[r];
+        fprintf(stderr, "xpose explain: ncu %d/%d: %s\n", r + 1, n, x->id);
+        int st = ncu_measure(ncu, x->id, x->k.fam, s, &x->meas, x->meas_why, sizeof x->meas_why);
+        x->measured = st ? -1 : 1;
+        if (st) {
+            failed = 1;
+            fprintf(stderr, "xpose explain: ncu failed for %s: %s\n", x->id, x->meas_why);
+        }
+        for (int k = r + 1; st == 2 && k < n; k++) {
+            rows[k].measured = -1;
+            snprintf(rows[k].meas_why, sizeof rows[k].meas_why, "not run: %s", x->meas_why);
+        }
+        if (st == 2)
+            break;
+    }
+    return failed;
+}
 
 static int positive(const char *what, const char *s, size_t *out)
 {
@@ -263,13 +439,14 @@ int cmd_explain(int argc, char **argv)
                                          {"format", required_argument, 0, OPT_FMT},
                                          {"all", no_argument, 0, OPT_ALL},
                                          {"exhaustive", no_argument, 0, OPT_EXH},
+                                         {"ncu", no_argument, 0, OPT_NCU},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     ex_shape s = {16384, 16384, 4, 1, 0, 0, 0, 0};
     size_t v;
     double gbps = 0;
     out_format fmt = FMT_TABLE;
-    int c, st = 0, all = 0, exhaustive = 0;
+    int c, st = 0, all = 0, exhaustive = 0, use_ncu = 0;
     optind = 0; /* argv[0] is the first option: getopt_long skips it */
     opterr = 0;
     char **args = argv - 1; /* getopt wants a program name first */
@@ -314,6 +491,7 @@ int cmd_explain(int argc, char **argv)
             break;
         case OPT_ALL: all = 1; break;
         case OPT_EXH: exhaustive = 1; break; /* every block, no classes: for the tests */
+        case OPT_NCU: use_ncu = 1; break;
         case 'h': explain_usage(stdout); return 0;
         default:
             fprintf(stderr, "xpose explain: unknown or incomplete option '%s' (try xpose explain --help)\n",
@@ -342,6 +520,16 @@ int cmd_explain(int argc, char **argv)
     }
     s.ss = s.rows * s.lds;
     s.sd = s.cols * s.ldd;
+    char ncu[4096], gwhy[200];
+    if (use_ncu && !ncu_find(ncu, sizeof ncu)) {
+        fprintf(stderr, "xpose explain: --ncu needs Nsight Compute: no ncu on PATH (or XPOSE_NCU)\n");
+        return CLI_EXIT_USAGE;
+    }
+    /* XPOSE_EXPLAIN_NO_GPU_CHECK: for test_explain.sh, which runs a stand-in ncu where there is no GPU. */
+    if (use_ncu && !getenv("XPOSE_EXPLAIN_NO_GPU_CHECK") && !gpu_ready(gwhy, sizeof gwhy)) {
+        fprintf(stderr, "xpose explain: --ncu needs a CUDA GPU: %s\n", gwhy);
+        return CLI_EXIT_USAGE;
+    }
 
     int count = xpose_variant_count(), n = 0;
     ex_row *rows = calloc((size_t)count, sizeof *rows);
@@ -379,15 +567,20 @@ int cmd_explain(int argc, char **argv)
             else
                 skipped++;
         }
-        print_rows(rows, n, fmt, gbps, &s);
+        if (st == 0 && use_ncu)
+            st = measure(rows, n, ncu, &s);
+        print_rows(rows, n, fmt, gbps, &s, use_ncu);
         if (skipped)
             fprintf(notes, "note: %d GPU transpose variants (fast, the library peers) have no access description yet\n",
                     skipped);
         free(rows);
         return st;
     }
-    if (st == 0)
-        print_rows(rows, n, fmt, gbps, &s);
+    if (st == 0) {
+        if (use_ncu)
+            st = measure(rows, n, ncu, &s);
+        print_rows(rows, n, fmt, gbps, &s, use_ncu);
+    }
     free(rows);
     return st;
 }

@@ -85,5 +85,51 @@ usage_error "bad bandwidth" -- "$X" explain naive --bandwidth -5
 usage_error "short ld" -- "$X" explain naive --size 64 --ld-src 32
 usage_error "variant and --all" -- "$X" explain naive --all
 usage_error "unknown option" -- "$X" explain naive --bogus
+# --ncu: where there is no ncu or no GPU, exit 2 and one line; the child run, its CSV and the comparison through a
+# stand-in ncu that checks its arguments and prints tests/ncu_sample.csv (naive/16x16 at 16384^2 floats).
+usage_error "--ncu without ncu" -- env PATH=/nonexistent XPOSE_NCU= "$X" explain naive/16x16 --ncu
+T=$(mktemp -d)
+sample="$(cd "$(dirname "$0")" && pwd)/ncu_sample.csv"
+trap 'rm -rf "$T"' EXIT
+cat >"$T/ncu" <<EOS
+#!/bin/sh
+case " \$* " in
+*" --csv --page raw "*"--kernel-name regex:naive_kernel "*"--launch-count 1 "*" bench --backend cuda "*)
+    ;;
+*) echo "==ERROR== stand-in ncu: unexpected arguments: \$*"; exit 1 ;;
+esac
+case " \$* " in
+*" --variants naive/16x16 --rows 16384 --cols 16384 --elem-size 4 --batch 1 "*"--reps 1 --by-row "*)
+    cat "$sample"; exit 0 ;;
+esac
+echo "==ERROR== stand-in ncu: unexpected arguments: \$*"; exit 1
+EOS
+printf '#!/bin/sh\necho "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission"\nexit 1\n' >"$T/ncu-perm"
+chmod +x "$T/ncu" "$T/ncu-perm"
+if env PATH="$T:$PATH" "$X" explain naive/16x16 --ncu --format json 2>/dev/null >/dev/null; then
+    bad "--ncu: ran without a GPU"
+else ok; fi
+usage_error "--ncu without a GPU" -- env PATH="$T:$PATH" "$X" explain naive/16x16 --ncu
+export XPOSE_EXPLAIN_NO_GPU_CHECK=1
+got=$(env PATH="$T:$PATH" "$X" explain naive/16x16 --ncu --format json 2>"$T/err" | python3 -c "
+import json, sys
+n = json.load(sys.stdin)['results'][0]['ncu']
+print(n['load_sectors'], n['store_sectors'], n['dram_bytes'], n['diff_pct']['store_sectors'],
+      n['diff_pct']['smem_load_wavefronts'], round(n['diff_pct']['dram_bytes'], 4))")
+expect "--ncu json" "$got" "33554432 134217728 2147527936 0.0 0 0.0021"
+got=$(env XPOSE_NCU="$T/ncu" "$X" explain naive/16x16 --ncu --format md 2>/dev/null | grep -c '^| naive/16x16 | ')
+expect "--ncu md: model, ncu, diff per quantity" "$got" 6
+got=$(env XPOSE_NCU="$T/ncu" "$X" explain naive/16x16 --ncu --format csv 2>/dev/null | python3 -c "
+import csv, sys
+r = list(csv.DictReader(sys.stdin))[0]
+print(r['ncu_load_sectors'], r['diff_pct_store_sectors'], r['ncu_error'])")
+expect "--ncu csv" "$got" "33554432 0.0000 "
+out=$(env XPOSE_NCU="$T/ncu-perm" "$X" explain --all --size 64 --ncu 2>"$T/err"); st=$?
+expect "--ncu, no counter permission: exit" "$st" 1
+expect "--ncu, no counter permission: one ncu run" "$(grep -c 'ncu [0-9]*/' "$T/err")" 1
+line="ncu failed: ncu exited 1: ==ERROR== ERR_NVGPUCTRPERM"
+if grep -q "ERR_NVGPUCTRPERM" "$T/err" && printf '%s\n' "$out" | grep -q "$line"; then ok
+else bad "--ncu, no counter permission: ncu's line reported"; fi
+unset XPOSE_EXPLAIN_NO_GPU_CHECK
 echo "test_explain: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
