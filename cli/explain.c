@@ -99,13 +99,28 @@ static const char *ways(char *buf, size_t n, uint64_t req, unsigned w)
 }
 
 /* --ncu: what the model and ncu both count. */
-enum { Q_LD_SECT, Q_ST_SECT, Q_LD_REQ, Q_ST_REQ, Q_SLD_WAVE, Q_SST_WAVE, Q_SLD_CONF, Q_SST_CONF, Q_DRAM, NQ };
+enum {
+    Q_LD_SECT,
+    Q_ST_SECT,
+    Q_LD_REQ,
+    Q_ST_REQ,
+    Q_SLD_WAVE,
+    Q_SST_WAVE,
+    Q_SLD_WAVE_SASS,
+    Q_SST_WAVE_SASS,
+    Q_SLD_CONF,
+    Q_SST_CONF,
+    Q_DRAM,
+    NQ
+};
 static const char *const q_names[NQ] = {"load_sectors",
                                         "store_sectors",
                                         "load_requests",
                                         "store_requests",
                                         "smem_load_wavefronts",
                                         "smem_store_wavefronts",
+                                        "smem_load_wavefronts_sass",
+                                        "smem_store_wavefronts_sass",
                                         "smem_load_bank_conflicts",
                                         "smem_store_bank_conflicts",
                                         "dram_bytes"};
@@ -122,6 +137,8 @@ static void q_values(const ex_row *x, int q, double *model, double *meas)
     case Q_ST_REQ: *model = (double)t->gst_req, *meas = v[NCU_ST_REQ]; break;
     case Q_SLD_WAVE: *model = (double)t->sld_wave, *meas = v[NCU_SLD_WAVE]; break;
     case Q_SST_WAVE: *model = (double)t->sst_wave, *meas = v[NCU_SST_WAVE]; break;
+    case Q_SLD_WAVE_SASS: *model = (double)t->sld_wave, *meas = v[NCU_SLD_WAVE_SASS]; break;
+    case Q_SST_WAVE_SASS: *model = (double)t->sst_wave, *meas = v[NCU_SST_WAVE_SASS]; break;
     case Q_SLD_CONF: *model = (double)(t->sld_wave - t->sld_req), *meas = v[NCU_SLD_CONF]; break;
     case Q_SST_CONF: *model = (double)(t->sst_wave - t->sst_req), *meas = v[NCU_SST_CONF]; break;
     default: *model = (double)x->dram, *meas = v[NCU_DRAM_RD] + v[NCU_DRAM_WR]; break;

@@ -14,6 +14,8 @@ const char *const ncu_metric_names[NCU_NMETRICS] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "dram__bytes_read.sum",
     "dram__bytes_write.sum",
 };

@@ -14,6 +14,8 @@ enum {
     NCU_SST_WAVE,
     NCU_SLD_CONF,
     NCU_SST_CONF,
+    NCU_SLD_WAVE_SASS, /* wavefronts each instruction's addresses need (SASS-derived): what the model counts */
+    NCU_SST_WAVE_SASS,
     NCU_DRAM_RD,
     NCU_DRAM_WR,
     NCU_NMETRICS

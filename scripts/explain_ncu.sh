@@ -34,8 +34,11 @@ grep "ncu failed" "$OUT/explain-ncu.log" | head -5
 import json, sys
 rs = json.load(open(sys.argv[1]))["results"]
 q = ["load_sectors", "store_sectors", "load_requests", "store_requests", "smem_load_wavefronts",
-     "smem_store_wavefronts", "smem_load_bank_conflicts", "smem_store_bank_conflicts", "dram_bytes"]
+     "smem_store_wavefronts", "smem_load_wavefronts_sass", "smem_store_wavefronts_sass", "smem_load_bank_conflicts",
+     "smem_store_bank_conflicts", "dram_bytes"]
 def model(r, k):
+    if k.endswith("_sass"):  # the model's wavefronts, against ncu's per-instruction (SASS-derived) count
+        return r[k[:-len("_sass")]]
     if k == "smem_load_bank_conflicts":
         return r["smem_load_wavefronts"] - r["smem_load_requests"]
     if k == "smem_store_bank_conflicts":

@@ -405,7 +405,9 @@ def overhead(run):
 NCU_QUANTITIES = [("load_sectors", "global load sectors"), ("store_sectors", "global store sectors"),
                   ("load_requests", "load requests"), ("store_requests", "store requests"),
                   ("smem_load_wavefronts", "shared load wavefronts"),
-                  ("smem_store_wavefronts", "shared store wavefronts"), ("dram_bytes", "DRAM bytes")]
+                  ("smem_store_wavefronts", "shared store wavefronts"),
+                  ("smem_load_wavefronts_sass", "shared load wavefronts, per instruction"),
+                  ("smem_store_wavefronts_sass", "shared store wavefronts, per instruction"), ("dram_bytes", "DRAM bytes")]
 
 
 def explain_ncu(run):
@@ -415,7 +417,9 @@ def explain_ncu(run):
         results = json.load(f)["results"]
 
     def cell(r, k):
-        m, n = r[k], r["ncu"][k]
+        if k not in r["ncu"]:
+            return "-"
+        m, n = r[k.replace("_sass", "")], r["ncu"][k]
         if not m and not n:
             return "0"
         d = f"{100.0 * (n - m) / m:+.1f} %" if m else "model 0"

@@ -79,9 +79,10 @@ int main(int argc, char **argv)
     }
 
     /* Units with prefixes (ncu's default printing, decimal), CRLF line ends, a quote inside a quoted field. */
-    const char *units[NCU_NMETRICS] = {"Msector", "Krequest", "sector", "request", "", "", "", "", "Gbyte", "Mbyte"};
-    const char *vals[NCU_NMETRICS] = {"33.55",      "8,388.61", "33,554,432", "8388608", "16,777,216",
-                                      "16,777,216", "0",        "1,234",      "1.07",    "1,073.75"};
+    const char *units[NCU_NMETRICS] = {"Msector", "Krequest", "sector", "request", "",      "",
+                                       "",        "",         "",       "",        "Gbyte", "Mbyte"};
+    const char *vals[NCU_NMETRICS] = {"33.55", "8,388.61", "33,554,432", "8388608",   "16,777,216", "16,777,216",
+                                      "0",     "1,234",    "8,388,608",  "8,388,609", "1.07",       "1,073.75"};
     make(buf, sizeof buf, units, vals, "\r\n");
     CHECK(ncu_parse_csv(buf, &r, why, sizeof why) == 0);
     CHECK(near(r.v[NCU_LD_SECT], 33.55e6));
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
     CHECK(r.v[NCU_ST_SECT] == 33554432.0);
     CHECK(r.v[NCU_SLD_WAVE] == 16777216.0);
     CHECK(r.v[NCU_SST_CONF] == 1234.0);
+    CHECK(r.v[NCU_SLD_WAVE_SASS] == 8388608.0 && r.v[NCU_SST_WAVE_SASS] == 8388609.0);
     CHECK(near(r.v[NCU_DRAM_RD], 1.07e9));
     CHECK(near(r.v[NCU_DRAM_WR], 1073.75e6));
     CHECK(!strcmp(r.kernel, "void xp_tile_kernel<float, 32, 8, 2>(xp_mat<float>) \"q\""));
