@@ -20,8 +20,10 @@ const char *const ncu_metric_names[NCU_NMETRICS] = {
     "dram__bytes_write.sum",
 };
 
-#define MAX_FIELDS 256
-#define FIELD_LEN 256
+/* The raw page has a column per device attribute and launch statistic besides the metrics, sorted by name: several
+ * hundred, with the smsp__ metrics last. */
+#define MAX_FIELDS 2048
+#define FIELD_LEN 192
 
 typedef struct csv_line {
     int n;
@@ -100,7 +102,7 @@ static double unit_scale(const char *u)
 
 int ncu_parse_csv(const char *text, ncu_result *out, char *why, size_t wl)
 {
-    static csv_line head, units, row; /* 64 KiB each: off the stack */
+    static csv_line head, units, row; /* 384 KiB each: off the stack */
     memset(out, 0, sizeof *out);
     const char *p = text;
     int found = 0;
@@ -116,6 +118,10 @@ int ncu_parse_csv(const char *text, ncu_result *out, char *why, size_t wl)
     }
     if (!found) {
         snprintf(why, wl, "no CSV header (\"ID\",\"Process ID\",...) in ncu's output: no kernel profiled?");
+        return -1;
+    }
+    if (head.n == MAX_FIELDS) {
+        snprintf(why, wl, "ncu's CSV has more than %d columns", MAX_FIELDS - 1);
         return -1;
     }
     units.n = 0;

@@ -113,6 +113,23 @@ int main(int argc, char **argv)
     CHECK(ncu_parse_csv(buf, &r, why, sizeof why) == -1 && strstr(why, "no kernel row"));
     CHECK(ncu_parse_csv("", &r, why, sizeof why) == -1);
 
+    /* The raw page's width: hundreds of attribute columns before the metrics (the smsp__ ones sort last). */
+    {
+        static char wide[1 << 16];
+        size_t len = (size_t)snprintf(wide, sizeof wide, "\"ID\",\"Process ID\",\"Kernel Name\"");
+        for (int k = 0; k < 600; k++)
+            len += (size_t)snprintf(wide + len, sizeof wide - len, ",\"device__attribute_%d\"", k);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            len += (size_t)snprintf(wide + len, sizeof wide - len, ",\"%s\"", ncu_metric_names[m]);
+        len += (size_t)snprintf(wide + len, sizeof wide - len, "\n\"0\",\"1\",\"k\"");
+        for (int k = 0; k < 600; k++)
+            len += (size_t)snprintf(wide + len, sizeof wide - len, ",\"7\"");
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            len += (size_t)snprintf(wide + len, sizeof wide - len, ",\"%d\"", m + 1);
+        snprintf(wide + len, sizeof wide - len, "\n");
+        CHECK(ncu_parse_csv(wide, &r, why, sizeof why) == 0 && r.v[NCU_SST_WAVE_SASS] == NCU_SST_WAVE_SASS + 1);
+    }
+
     /* What is reported when ncu fails: its ==ERROR== line, else the last line it printed. */
     const char *perm = "==PROF== Connected to process 9 (/x/xpose)\n"
                        "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
