@@ -126,6 +126,14 @@ static int parse_choice(const char *what, const char *s, const char *const *name
     return CLI_EXIT_USAGE;
 }
 
+int parse_format(const char *s, out_format *fmt)
+{
+    static const char *const formats[] = {"table", "csv", "json", "md"}; /* in out_format's order */
+    int k = 0, st = parse_choice("--format", s, formats, 4, &k);
+    *fmt = (out_format)k;
+    return st;
+}
+
 void bench_usage(FILE *f)
 {
     fputs("usage: xpose bench [options]\n"
@@ -309,7 +317,7 @@ static int element_option(bench_opts *o, given *g, int id, const char *v)
  * --plot, --json, --csv, --md. */
 static int run_option(bench_opts *o, int id, const char *v)
 {
-    static const char *const formats[] = {"table", "csv", "json", "md"}, *const be[] = {"auto", "cpu", "cuda", "all"};
+    static const char *const be[] = {"auto", "cpu", "cuda", "all"};
     int k = 0, st = 0;
     size_t seed;
     switch (id) {
@@ -319,10 +327,7 @@ static int run_option(bench_opts *o, int id, const char *v)
         st = parse_size("--seed", v, &seed);
         o->seed = seed;
         return st;
-    case OPT_FORMAT:
-        st = parse_choice("--format", v, formats, 4, &k);
-        o->format = (out_format)k;
-        return st;
+    case OPT_FORMAT: return parse_format(v, &o->format);
     case OPT_BACKEND:
         st = parse_choice("--backend", v, be, 4, &k);
         o->backend = (be_choice)k;

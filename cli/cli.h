@@ -108,7 +108,9 @@ typedef struct bench_env {
 void bench_usage(FILE *f);
 int parse_bench_args(int argc, char **argv, bench_opts *o); /* argv[0]: "bench"; -1 after --help, 0, or a status */
 int parse_size(const char *what, const char *s, size_t *out);
-int parse_type(const char *s, size_t *es); /* --type NAME: its element size; else one line on stderr, CLI_EXIT_USAGE */
+/* --type NAME: its element size; --format table|csv|json|md: the format. Else one line on stderr, CLI_EXIT_USAGE. */
+int parse_type(const char *s, size_t *es);
+int parse_format(const char *s, out_format *fmt);
 
 /* build_info.c: what this binary was built from and with. */
 void build_context(run_context *c); /* fills version, commit, build type, CUDA architectures and OpenMP */

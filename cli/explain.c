@@ -492,20 +492,7 @@ int cmd_explain(int argc, char **argv)
             }
             break;
         }
-        case OPT_FMT:
-            if (!strcmp(optarg, "table"))
-                fmt = FMT_TABLE;
-            else if (!strcmp(optarg, "json"))
-                fmt = FMT_JSON;
-            else if (!strcmp(optarg, "csv"))
-                fmt = FMT_CSV;
-            else if (!strcmp(optarg, "md"))
-                fmt = FMT_MD;
-            else {
-                fprintf(stderr, "xpose explain: --format takes table, json, csv or md, got '%s'\n", optarg);
-                st = CLI_EXIT_USAGE;
-            }
-            break;
+        case OPT_FMT: st = parse_format(optarg, &fmt); break;
         case OPT_ALL: all = 1; break;
         case OPT_EXH: exhaustive = 1; break; /* every block, no classes: for the tests */
         case OPT_NCU: use_ncu = 1; break;

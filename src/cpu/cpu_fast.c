@@ -18,8 +18,7 @@
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
 static const xp_fast_isa *pick_isa(void)
 {
-    const char *cap = getenv("XPOSE_CPU_ISA");
-    int level = !cap ? 2 : !strcmp(cap, "scalar") ? 0 : !strcmp(cap, "avx2") ? 1 : 2;
+    int level = xp_cpu_isa_cap();
 #if XP_FAST_X86
     __builtin_cpu_init();
     if (level >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))

@@ -1,8 +1,10 @@
-/* cpu_fast.h: where the cpu-fast driver meets its per-instruction-set kernels, and the OpenBLAS peer. */
+/* cpu_fast.h: where the cpu-fast driver meets its per-instruction-set kernels, and the instruction-set cap. */
 #ifndef XP_CPU_FAST_H
 #define XP_CPU_FAST_H
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cpu_kernels.h"
 
 #define XPF_LINE 64 /* bytes in a cache line */
@@ -54,5 +56,13 @@ void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, siz
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
 int xp_cpu_fast(const xp_call *c);
+
+/* How far XPOSE_CPU_ISA=scalar|avx2|avx512 lets the CPU variants go: 0, 1 or 2 (unset: 2); each variant then takes
+ * the widest set at or under it that the CPU has (to compare the sets, or to test every path). */
+static inline int xp_cpu_isa_cap(void)
+{
+    const char *cap = getenv("XPOSE_CPU_ISA");
+    return !cap ? 2 : !strcmp(cap, "scalar") ? 0 : !strcmp(cap, "avx2") ? 1 : 2;
+}
 
 #endif

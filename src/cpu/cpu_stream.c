@@ -40,8 +40,7 @@ __attribute__((target("avx512f"))) static void lines_avx512(unsigned char *d, co
  * x86-64 baseline, since a copy without streaming stores is cpu-memcpy's). */
 static xps_lines_fn pick_lines(void)
 {
-    const char *cap = getenv("XPOSE_CPU_ISA");
-    int level = !cap ? 2 : !strcmp(cap, "scalar") ? 0 : !strcmp(cap, "avx2") ? 1 : 2;
+    int level = xp_cpu_isa_cap();
     __builtin_cpu_init();
     if (level >= 2 && __builtin_cpu_supports("avx512f"))
         return lines_avx512;
