@@ -6,14 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "reduce_ref.h"
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+#include "verify.h"
 
 static size_t type_size(xpose_dtype t) { return t == XPOSE_F32 || t == XPOSE_I32 ? 4 : 8; }
 static int is_float(xpose_dtype t) { return t == XPOSE_F32 || t == XPOSE_F64; }
@@ -64,7 +57,7 @@ void xr_fill(xpose_dtype t, xr_data kind, void *buf, size_t n, uint64_t seed)
 {
     uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = splitmix(&s);
+        uint64_t r = xv_splitmix(&s);
         long double f;
         if (kind == XR_SMALL_INT)
             f = (long double)(int64_t)(r % 2001) - 1000;

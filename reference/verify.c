@@ -2,7 +2,7 @@
 #include <string.h>
 #include "verify.h"
 
-static uint64_t splitmix(uint64_t *s)
+uint64_t xv_splitmix(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -19,11 +19,11 @@ void xv_fill_random(void *buf, size_t bytes, uint64_t seed)
     uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
     size_t i = 0;
     for (; i + 8 <= bytes; i += 8) {
-        uint64_t w = (splitmix(&s) & ~clear) | set;
+        uint64_t w = (xv_splitmix(&s) & ~clear) | set;
         memcpy(p + i, &w, 8);
     }
     if (i < bytes) {
-        uint64_t w = (splitmix(&s) & ~clear) | set;
+        uint64_t w = (xv_splitmix(&s) & ~clear) | set;
         memcpy(p + i, &w, bytes - i);
     }
 }

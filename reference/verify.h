@@ -8,6 +8,9 @@
 
 #define XV_POISON 0xA7u /* written over every output first; a slot still holding it was never written */
 
+/* The next number of the splitmix64 sequence at *s: the one generator behind every reference's random data. */
+uint64_t xv_splitmix(uint64_t *s);
+
 /* Fills with pseudo-random words that are finite, normal floats and doubles when read as such (so the
  * BLAS peers, which compute alpha*A, return the very bits they read). Never zeros. */
 void xv_fill_random(void *buf, size_t bytes, uint64_t seed);
