@@ -8,9 +8,9 @@ int xp_cuda_is_device_ptr(const void *p)
     (void)p;
     return 0;
 }
-int xp_cuda_check_ptr(const void *p)
+int xp_cuda_check_ptrs(const void *a, const void *b)
 {
-    (void)p;
+    (void)a, (void)b;
     return XPOSE_ERR_NOT_BUILT;
 }
 int xp_cuda_sync(void *stream)

@@ -58,8 +58,7 @@ int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *s
         return st;
     if (!v->transpose)
         return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
-    if (v->backend == XPOSE_BACKEND_CUDA &&
-        ((st = xp_cuda_check_ptr(src)) != XPOSE_OK || (st = xp_cuda_check_ptr(dst)) != XPOSE_OK))
+    if (v->backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_check_ptrs(src, dst)) != XPOSE_OK)
         return st;
     c.src = src;
     c.dst = dst;
@@ -93,8 +92,7 @@ int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, con
         return st;
     if (!v->reduce)
         return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
-    if (v->backend == XPOSE_BACKEND_CUDA &&
-        ((n > 0 && (st = xp_cuda_check_ptr(src)) != XPOSE_OK) || (st = xp_cuda_check_ptr(result)) != XPOSE_OK))
+    if (v->backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_check_ptrs(n > 0 ? src : NULL, result)) != XPOSE_OK)
         return st;
     xp_reduce_call c = {op, type, n, src, result, v->p0, v->p1, stream};
     st = v->reduce(&c);

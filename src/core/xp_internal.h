@@ -97,10 +97,11 @@ int xp_variant_total(void);
 /* CUDA side, defined in src/cuda when built (else in src/core/cuda_absent.c). */
 int xp_cuda_probe(void); /* XPOSE_OK, XPOSE_ERR_NOT_BUILT or XPOSE_ERR_NO_DEVICE */
 int xp_cuda_is_device_ptr(const void *p);
-/* XPOSE_OK where a kernel on the current device may dereference p (device memory of this device or of a peer it
- * can reach, managed memory, mapped pinned memory, or any memory where the device reads pageable memory), else
- * XPOSE_ERR_POINTER: a kernel given plain host memory faults and leaves the caller's CUDA context unusable. */
-int xp_cuda_check_ptr(const void *p);
+/* XPOSE_OK where a kernel on the current device may dereference a and b (NULL: not checked): device memory of this
+ * device or of a peer it can reach, managed memory, mapped pinned memory, or any memory where the device reads
+ * pageable memory; else XPOSE_ERR_POINTER: a kernel given plain host memory faults and leaves the caller's CUDA
+ * context unusable. One device look-up for both. */
+int xp_cuda_check_ptrs(const void *a, const void *b);
 int xp_cuda_sync(void *stream); /* waits for the stream; maps errors to XPOSE_ERR_CUDA */
 
 #ifdef __cplusplus

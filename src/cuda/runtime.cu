@@ -27,11 +27,12 @@ extern "C" int xp_cuda_is_device_ptr(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
-extern "C" int xp_cuda_check_ptr(const void *p)
+/* XPOSE_OK where a kernel on device dev may dereference p, else XPOSE_ERR_POINTER. */
+static int reachable(int dev, const void *p)
 {
     cudaPointerAttributes a;
-    int dev = 0, ok = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    int ok = 0;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
         cudaGetLastError();
         return XPOSE_ERR_POINTER;
     }
@@ -55,6 +56,20 @@ extern "C" int xp_cuda_check_ptr(const void *p)
     }
     cudaGetLastError();
     return XPOSE_ERR_POINTER;
+}
+
+extern "C" int xp_cuda_check_ptrs(const void *a, const void *b)
+{
+    int dev = 0, st = XPOSE_OK;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_POINTER;
+    }
+    if (a)
+        st = reachable(dev, a);
+    if (st == XPOSE_OK && b)
+        st = reachable(dev, b);
+    return st;
 }
 
 extern "C" int xp_cuda_sync(void *stream) { return xp_cuda_status_of(cudaStreamSynchronize((cudaStream_t)stream)); }
