@@ -3,6 +3,7 @@
 #define XPOSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +48,11 @@ extern "C" {
     X(XPOSE_ERR_ALIGNMENT, -16, "a pointer is not aligned to the element size; align it to elem_size bytes")           \
     X(XPOSE_ERR_POINTER, -17,                                                                                          \
       "the CUDA backend was given memory the device cannot reach (plain host memory?); pass device, managed "          \
-      "or mapped pinned memory, or use XPOSE_BACKEND_CPU")
+      "or mapped pinned memory, or use XPOSE_BACKEND_CPU")                                                             \
+    X(XPOSE_ERR_PERM, -18, "perm is not a permutation of 0..rank-1; name every axis exactly once")                     \
+    X(XPOSE_ERR_RANK, -19, "rank out of range; use 1 to XPOSE_MAX_RANK (32) dimensions")                               \
+    X(XPOSE_ERR_STRIDE, -20,                                                                                           \
+      "destination strides make two elements share a place; give every destination element its own address")
 
 typedef enum xpose_status {
 #define XPOSE_STATUS_ENUM_(name, value, msg) name = value,
@@ -90,6 +95,35 @@ XPOSE_API int xpose_reduce(xpose_backend backend, xpose_reduce_op op, xpose_dtyp
                            void *result);
 XPOSE_API int xpose_reduce_variant(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n,
                                    void *result);
+
+/* N-dimensional permutations. A tensor of `rank` dimensions has extents ext[0..rank) and element strides per
+ * dimension; NULL strides mean dense row-major (the last index varies fastest). The destination has extents
+ * ext[perm[k]] and dst[j] = src[i] where i[perm[k]] = j[k]: NumPy's np.transpose(a, perm), PyTorch's permute.
+ * src_strides[d] belongs to source dimension d, dst_strides[k] to destination dimension k. Source strides may be 0
+ * (broadcast) or negative (reversed views; the pointer is then that of element 0); destination strides must give
+ * every element its own place (XPOSE_ERR_STRIDE), and the two tensors must not overlap (XPOSE_ERR_OVERLAP). An extent
+ * of 0 is valid: nothing is read or written. Element sizes 1, 2, 4, 8, 16. */
+#define XPOSE_MAX_RANK 32
+
+/* A plan: checked and planned once (xpose_permute_plan_create), executed many times, destroyed once. Opaque, so that
+ * its contents may change without breaking the ABI. A plan may be executed from several threads at once. */
+typedef struct xpose_permute_plan_s *xpose_permute_plan;
+
+/* Plans the permutation; *plan is set on XPOSE_OK, else left NULL. Backend AUTO plans for both and picks per
+ * execution: CUDA for device pointers where built, else the CPU. */
+XPOSE_API int xpose_permute_plan_create(xpose_permute_plan *plan, xpose_backend backend, size_t elem_size, int rank,
+                                        const size_t *extents, const int *perm, const int64_t *src_strides,
+                                        const int64_t *dst_strides);
+/* Runs a plan. CUDA: synchronous on the default stream (xpose_cuda.h has the stream-ordered one). */
+XPOSE_API int xpose_permute_execute(const xpose_permute_plan plan, const void *src, void *dst);
+/* What the plan does, in one line of text (the canonical dimensions, kernel and tile), NUL-terminated and cut to
+ * `size` bytes. Returns the length of the whole text, or a negative status. */
+XPOSE_API int xpose_permute_plan_describe(const xpose_permute_plan plan, xpose_backend backend, char *buf, size_t size);
+/* Frees a plan; NULL is a no-op. */
+XPOSE_API void xpose_permute_plan_destroy(xpose_permute_plan plan);
+/* Plans, runs and frees in one call. */
+XPOSE_API int xpose_permute(xpose_backend backend, size_t elem_size, int rank, const size_t *extents, const int *perm,
+                            const void *src, const int64_t *src_strides, void *dst, const int64_t *dst_strides);
 
 /* The message for a status; never NULL. */
 XPOSE_API const char *xpose_strerror(int status);

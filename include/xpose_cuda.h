@@ -34,6 +34,10 @@ XPOSE_API int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void
 XPOSE_API int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src,
                                         size_t n, void *result, cudaStream_t stream);
 
+/* A permutation plan (xpose.h) run on `stream`; the plan's backend must be CUDA or AUTO. */
+XPOSE_API int xpose_permute_execute_cuda(const xpose_permute_plan plan, const void *src, void *dst,
+                                         cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
