@@ -5,7 +5,10 @@
 
 static const char *family_name(xpose_family f)
 {
-    return f == XPOSE_FAMILY_COPY ? "copy" : f == XPOSE_FAMILY_REDUCE ? "reduce" : "transpose";
+    return f == XPOSE_FAMILY_COPY      ? "copy"
+           : f == XPOSE_FAMILY_REDUCE  ? "reduce"
+           : f == XPOSE_FAMILY_INPLACE ? "inplace"
+                                       : "transpose";
 }
 
 static void elem_list(unsigned mask, char *buf, size_t n)

@@ -63,8 +63,13 @@ typedef enum xpose_status {
 /* Where the data lives. AUTO picks CUDA for device pointers when the backend is built, else CPU. */
 typedef enum xpose_backend { XPOSE_BACKEND_AUTO = 0, XPOSE_BACKEND_CPU = 1, XPOSE_BACKEND_CUDA = 2 } xpose_backend;
 
-/* What a variant computes: a transpose, a plain copy (the bandwidth bound), or a reduction. */
-typedef enum xpose_family { XPOSE_FAMILY_TRANSPOSE = 0, XPOSE_FAMILY_COPY = 1, XPOSE_FAMILY_REDUCE = 2 } xpose_family;
+/* What a variant computes: a transpose, a plain copy (the bandwidth bound), a reduction, or an in-place transpose. */
+typedef enum xpose_family {
+    XPOSE_FAMILY_TRANSPOSE = 0,
+    XPOSE_FAMILY_COPY = 1,
+    XPOSE_FAMILY_REDUCE = 2,
+    XPOSE_FAMILY_INPLACE = 3
+} xpose_family;
 
 /* dst (cols x rows, leading dimension ld_dst) := transpose of src (rows x cols, leading dimension ld_src),
  * row-major, elements of elem_size bytes; batch matrices lie stride_src / stride_dst elements apart.
@@ -124,6 +129,41 @@ XPOSE_API void xpose_permute_plan_destroy(xpose_permute_plan plan);
 /* Plans, runs and frees in one call. */
 XPOSE_API int xpose_permute(xpose_backend backend, size_t elem_size, int rank, const size_t *extents, const int *perm,
                             const void *src, const int64_t *src_strides, void *dst, const int64_t *dst_strides);
+
+/* In-place transposes. `data` holds `batch` dense row-major rows x cols matrices back to back (batch 0 or 1: one);
+ * afterwards the same bytes hold their cols x rows transposes, dense and back to back. Element sizes 1, 2, 4, 8, 16;
+ * data aligned to the element size. Square matrices swap tile pairs across the diagonal (each element read and written
+ * once, no workspace); rectangular ones take three passes over the data (two where gcd(rows, cols) is 1), each moving
+ * elements within a row or within a column (Catanzaro, Keller and Garland, PPoPP 2014; docs/variants.md). A 1 x N or
+ * N x 1 matrix is its own transpose: nothing moves.
+ *
+ * Workspace, in bytes, exactly what xpose_transpose_inplace_workspace returns for the same arguments (0: none):
+ * - square matrices, vectors: 0, on either backend;
+ * - CPU, rectangular: t * P + (L > P ? L : 0), where P = min(2^20, rows * cols * elem_size) rounded up to a multiple of
+ *   64, L = max(rows, cols) * elem_size (one long row, for rows a thread's P cannot hold), and t = xpose_get_threads(),
+ *   or 1 where the whole batch is under 128 KiB. A caller's workspace that holds fewer than t slices of P runs on as
+ *   many threads as it holds slices;
+ * - CUDA, rectangular: 0 where one long row (L bytes) fits the shared memory of a thread-block cluster of the current
+ *   device (8 x 227 KiB on sm_90, one block's 163 KiB on sm_80), else L (the long rows then go through it one at a
+ *   time, a slower path).
+ * workspace NULL: xpose allocates exactly that (host memory, or device memory ordered on the stream) before it touches
+ * the data, and frees it before returning; a failed allocation returns XPOSE_ERR_NO_MEMORY with the data unchanged.
+ * A caller's workspace (host memory for the CPU, device memory for CUDA; 16-byte aligned, not overlapping data) is
+ * used instead; one smaller than the least the call runs with returns XPOSE_ERR_NO_MEMORY, the data unchanged. Every
+ * check happens before anything moves: a call that returns a status other than XPOSE_OK on the CPU has not touched the
+ * data. CUDA: see xpose_transpose_inplace_cuda (xpose_cuda.h) for what a fault mid-way leaves. */
+XPOSE_API size_t xpose_transpose_inplace_workspace(xpose_backend backend, size_t rows, size_t cols, size_t elem_size,
+                                                   size_t batch);
+/* Returns XPOSE_OK or a negative status. AUTO picks CUDA for device memory where built; CUDA is synchronous on the
+ * default stream (xpose_cuda.h has the stream-ordered entry point). The workspace query with AUTO gives the larger of
+ * the two backends' needs. */
+XPOSE_API int xpose_transpose_inplace(xpose_backend backend, size_t rows, size_t cols, size_t elem_size, size_t batch,
+                                      void *data, void *workspace, size_t workspace_bytes);
+/* The same through one named variant of the in-place family (`xpose list`: cpu-inplace-naive, cpu-inplace-square,
+ * inplace-rect, ...); a workspace of xpose_transpose_inplace_workspace bytes serves every variant of the backend. A
+ * square-only variant returns XPOSE_ERR_UNSUPPORTED for a rectangular matrix. */
+XPOSE_API int xpose_transpose_inplace_variant(const char *variant, size_t rows, size_t cols, size_t elem_size,
+                                              size_t batch, void *data, void *workspace, size_t workspace_bytes);
 
 /* The message for a status; never NULL. */
 XPOSE_API const char *xpose_strerror(int status);

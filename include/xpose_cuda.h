@@ -38,6 +38,21 @@ XPOSE_API int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op,
 XPOSE_API int xpose_permute_execute_cuda(const xpose_permute_plan plan, const void *src, void *dst,
                                          cudaStream_t stream);
 
+/* In-place transposes (xpose.h) ordered on `stream`: argument checks, the workspace size and its allocation
+ * (cudaMallocAsync, when workspace is NULL) happen now, before anything is launched; the passes run when the stream
+ * reaches them, and an allocated workspace is freed on the stream after them. data and a caller's workspace must be
+ * memory the device can dereference (XPOSE_ERR_POINTER otherwise, nothing launched).
+ * What a fault leaves: any status returned by the call itself comes before the first launch, with the data unchanged.
+ * Once launched, the passes permute the data in place, so a launch failure between passes (XPOSE_ERR_CUDA returned
+ * after the first pass was queued) or a fault during them (reported by a later synchronisation) leaves the buffer in
+ * an unspecified state: a mix of the original and the transposed layouts, with elements possibly lost. Keep a copy
+ * where the data cannot be recomputed. */
+XPOSE_API int xpose_transpose_inplace_cuda(size_t rows, size_t cols, size_t elem_size, size_t batch, void *data,
+                                           void *workspace, size_t workspace_bytes, cudaStream_t stream);
+XPOSE_API int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_t cols, size_t elem_size,
+                                                   size_t batch, void *data, void *workspace, size_t workspace_bytes,
+                                                   cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

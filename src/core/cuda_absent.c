@@ -18,6 +18,13 @@ int xp_cuda_sync(void *stream)
     (void)stream;
     return XPOSE_OK;
 }
+int xp_cuda_alloc(size_t bytes, void *stream, void **p)
+{
+    (void)bytes, (void)stream;
+    *p = NULL;
+    return XPOSE_ERR_NOT_BUILT;
+}
+void xp_cuda_free(void *p, void *stream) { (void)p, (void)stream; }
 
 /* Declared here with `void *` for cudaStream_t (a pointer to an opaque struct: the same ABI), since a CPU-only
  * build need not have the CUDA headers. */
@@ -28,6 +35,11 @@ XPOSE_API int xpose_reduce_cuda(xpose_reduce_op op, xpose_dtype type, const void
                                 void *stream);
 XPOSE_API int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dtype type, const void *src,
                                         size_t n, void *result, void *stream);
+XPOSE_API int xpose_transpose_inplace_cuda(size_t rows, size_t cols, size_t elem_size, size_t batch, void *data,
+                                           void *workspace, size_t workspace_bytes, void *stream);
+XPOSE_API int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_t cols, size_t elem_size,
+                                                   size_t batch, void *data, void *workspace, size_t workspace_bytes,
+                                                   void *stream);
 
 int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, void *stream)
 {
@@ -51,5 +63,21 @@ int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dty
                               void *result, void *stream)
 {
     (void)variant, (void)op, (void)type, (void)src, (void)n, (void)result, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+int xpose_transpose_inplace_cuda(size_t rows, size_t cols, size_t elem_size, size_t batch, void *data, void *workspace,
+                                 size_t workspace_bytes, void *stream)
+{
+    (void)rows, (void)cols, (void)elem_size, (void)batch, (void)data, (void)workspace, (void)workspace_bytes,
+        (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_t cols, size_t elem_size, size_t batch,
+                                         void *data, void *workspace, size_t workspace_bytes, void *stream)
+{
+    (void)variant, (void)rows, (void)cols, (void)elem_size, (void)batch, (void)data, (void)workspace,
+        (void)workspace_bytes, (void)stream;
     return XPOSE_ERR_NOT_BUILT;
 }

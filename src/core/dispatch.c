@@ -39,7 +39,7 @@ static int is_copy_dense(const xp_shape *s)
 
 int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync)
 {
-    if (v->family == XPOSE_FAMILY_REDUCE)
+    if (v->family == XPOSE_FAMILY_REDUCE || v->family == XPOSE_FAMILY_INPLACE)
         return XPOSE_ERR_UNSUPPORTED;
     xp_call c;
     memset(&c, 0, sizeof c);

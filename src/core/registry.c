@@ -3,20 +3,22 @@
 #include "xp_internal.h"
 
 /* Each backend publishes one table; adding a family of variants is one line here plus its table. */
-extern const xp_variant_table xp_cpu_table;         /* src/cpu/cpu_variants.c: naive, blocked, memcpy */
-extern const xp_variant_table xp_cpu_fast_table;    /* src/cpu/cpu_fast_variants.c: cpu-fast */
-extern const xp_variant_table xp_cpu_reduce_table;  /* src/cpu/reduce_variants.c */
-extern const xp_variant_table xp_cuda_ladder_table; /* src/cuda/ladder_variants.c: the seeds' GPU steps */
-extern const xp_variant_table xp_cuda_fast_table;   /* src/cuda/fast_variants.c: the production kernel */
-extern const xp_variant_table xp_cuda_table;        /* src/cuda/cuda_variants.c: memcpy */
-extern const xp_variant_table xp_cuda_reduce_table; /* src/cuda/reduce_variants.c */
+extern const xp_variant_table xp_cpu_table;          /* src/cpu/cpu_variants.c: naive, blocked, memcpy */
+extern const xp_variant_table xp_cpu_fast_table;     /* src/cpu/cpu_fast_variants.c: cpu-fast */
+extern const xp_variant_table xp_cpu_reduce_table;   /* src/cpu/reduce_variants.c */
+extern const xp_variant_table xp_cuda_ladder_table;  /* src/cuda/ladder_variants.c: the seeds' GPU steps */
+extern const xp_variant_table xp_cuda_fast_table;    /* src/cuda/fast_variants.c: the production kernel */
+extern const xp_variant_table xp_cuda_table;         /* src/cuda/cuda_variants.c: memcpy */
+extern const xp_variant_table xp_cuda_reduce_table;  /* src/cuda/reduce_variants.c */
+extern const xp_variant_table xp_cpu_inplace_table;  /* src/cpu/cpu_inplace_variants.c: in-place transposes */
+extern const xp_variant_table xp_cuda_inplace_table; /* src/cuda/inplace_variants.c */
 
 /* The library's own tables, then room for the tables a program adds (the CLI's peers): the last slots. */
-#define XP_OWN_TABLES 7
+#define XP_OWN_TABLES 9
 #define XP_MAX_TABLES (XP_OWN_TABLES + 2)
 static const xp_variant_table *tables[XP_MAX_TABLES] = {
-    &xp_cpu_table,       &xp_cpu_fast_table, &xp_cpu_reduce_table,  &xp_cuda_ladder_table,
-    &xp_cuda_fast_table, &xp_cuda_table,     &xp_cuda_reduce_table,
+    &xp_cpu_table,  &xp_cpu_fast_table,    &xp_cpu_reduce_table,  &xp_cuda_ladder_table,  &xp_cuda_fast_table,
+    &xp_cuda_table, &xp_cuda_reduce_table, &xp_cpu_inplace_table, &xp_cuda_inplace_table,
 };
 static size_t ntables = XP_OWN_TABLES;
 
@@ -97,7 +99,9 @@ int xpose_variant_get(int i, xpose_variant_info *info)
     info->available = 1;
     info->why_not = "";
     info->threaded = v->backend == XPOSE_BACKEND_CPU && !v->one_thread;
-    int built = v->family == XPOSE_FAMILY_REDUCE ? v->reduce != NULL : v->transpose != NULL;
+    int built = v->family == XPOSE_FAMILY_REDUCE    ? v->reduce != NULL
+                : v->family == XPOSE_FAMILY_INPLACE ? v->inplace != NULL
+                                                    : v->transpose != NULL;
     int st = v->backend == XPOSE_BACKEND_CUDA ? xp_cuda_probe() : XPOSE_OK;
     if (st != XPOSE_OK) {
         info->available = 0;

@@ -16,6 +16,11 @@ int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, con
 int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync);
 int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
                  void *stream, int sync);
+/* The in-place transposes (src/core/inplace.c): one variant, and the backend's production one for the shape. */
+int xp_run_inplace(const xp_variant *v, size_t rows, size_t cols, size_t es, size_t batch, void *data, void *ws,
+                   size_t ws_bytes, void *stream, int sync);
+int xp_inplace_on(xpose_backend backend, size_t rows, size_t cols, size_t es, size_t batch, void *data, void *ws,
+                  size_t ws_bytes, void *stream, int sync);
 
 #ifdef __cplusplus
 }

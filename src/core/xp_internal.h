@@ -47,8 +47,24 @@ typedef struct xp_reduce_call {
     void *stream;
 } xp_reduce_call;
 
+/* One in-place transpose request as a variant sees it, checked: `batch` dense rows x cols matrices back to back at
+ * data, which afterwards hold their cols x rows transposes. With `query` set the variant only says what workspace the
+ * call takes (need: for its full speed; need_min: the least it runs with; 0 for none), or declines the shape
+ * (XPOSE_ERR_UNSUPPORTED), and touches nothing: src/core/inplace.c allocates before any data moves. */
+typedef struct xp_inplace_call {
+    size_t rows, cols, es, batch;
+    void *data;
+    void *ws; /* at least need_min bytes, 16-byte aligned; NULL where need_min is 0 */
+    size_t ws_bytes;
+    int p0, p1;
+    void *stream; /* cudaStream_t for CUDA variants */
+    int query;
+    size_t need, need_min;
+} xp_inplace_call;
+
 typedef int (*xp_transpose_fn)(const xp_call *call);
 typedef int (*xp_reduce_fn)(const xp_reduce_call *call);
+typedef int (*xp_inplace_fn)(xp_inplace_call *call);
 
 /* A registry row. Backends each publish a table of these; src/core/registry.c joins them. */
 typedef struct xp_variant {
@@ -62,6 +78,7 @@ typedef struct xp_variant {
     xp_transpose_fn transpose; /* transpose and copy families; NULL where the backend is not built */
     xp_reduce_fn reduce;       /* reduce family */
     int one_thread;            /* CPU: runs on one thread whatever xpose_set_threads says */
+    xp_inplace_fn inplace;     /* in-place family; NULL where the backend is not built */
 } xp_variant;
 
 typedef struct xp_variant_table {
@@ -103,6 +120,12 @@ int xp_cuda_is_device_ptr(const void *p);
  * context unusable. One device look-up for both. */
 int xp_cuda_check_ptrs(const void *a, const void *b);
 int xp_cuda_sync(void *stream); /* waits for the stream; maps errors to XPOSE_ERR_CUDA */
+/* Device memory ordered on `stream` (cudaMallocAsync / cudaFreeAsync): XPOSE_OK, or XPOSE_ERR_NO_MEMORY with *p NULL. */
+int xp_cuda_alloc(size_t bytes, void *stream, void **p);
+void xp_cuda_free(void *p, void *stream);
+
+/* Tests only: while nonzero, the workspace allocations of the in-place calls fail (src/core/inplace.c). */
+extern int xp_inplace_fail_alloc;
 
 #ifdef __cplusplus
 }

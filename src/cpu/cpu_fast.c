@@ -16,7 +16,7 @@
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
-static const xp_fast_isa *pick_isa(void)
+const xp_fast_isa *xp_fast_pick_isa(void)
 {
     int level = xp_cpu_isa_cap();
 #if XP_FAST_X86
@@ -251,7 +251,7 @@ static void run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 int xp_cpu_fast(const xp_call *c)
 {
     const xp_shape *s = &c->s;
-    const xp_fast_isa *isa = pick_isa();
+    const xp_fast_isa *isa = xp_fast_pick_isa();
     const size_t bytes = s->batch * s->rows * s->cols * s->es;
     plan p;
     plan_layout(&p, c, isa);

@@ -56,6 +56,9 @@ void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, siz
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
 int xp_cpu_fast(const xp_call *c);
+/* The widest instruction set the CPU has, under XPOSE_CPU_ISA's cap: the kernels cpu-fast and the in-place
+ * transposes run. */
+const xp_fast_isa *xp_fast_pick_isa(void);
 
 /* How far XPOSE_CPU_ISA=scalar|avx2|avx512 lets the CPU variants go: 0, 1 or 2 (unset: 2); each variant then takes
  * the widest set at or under it that the CPU has (to compare the sets, or to test every path). */

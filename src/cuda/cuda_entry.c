@@ -39,3 +39,19 @@ int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dty
     const xp_variant *v = cuda_variant(variant, &st);
     return v ? xp_run_reduce(v, op, type, src, n, result, (void *)stream, 0) : st;
 }
+
+int xpose_transpose_inplace_cuda(size_t rows, size_t cols, size_t elem_size, size_t batch, void *data, void *workspace,
+                                 size_t workspace_bytes, cudaStream_t stream)
+{
+    return xp_inplace_on(XPOSE_BACKEND_CUDA, rows, cols, elem_size, batch, data, workspace, workspace_bytes,
+                         (void *)stream, 0);
+}
+
+int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_t cols, size_t elem_size, size_t batch,
+                                         void *data, void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    int st;
+    const xp_variant *v = cuda_variant(variant, &st);
+    return v ? xp_run_inplace(v, rows, cols, elem_size, batch, data, workspace, workspace_bytes, (void *)stream, 0)
+             : st;
+}

@@ -4,7 +4,7 @@
 #define FAST_ROW(params, band, flags, about)                                                                           \
     {                                                                                                                  \
         "fast", params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, band, flags, XP_ELEM_ALL,                   \
-            XP_CUDA_FN(xp_cuda_fast), NULL, 0                                                                          \
+            XP_CUDA_FN(xp_cuda_fast), NULL, 0, NULL                                                                    \
     }
 
 static const xp_variant rows[] = {

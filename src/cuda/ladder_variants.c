@@ -4,7 +4,8 @@
 
 #define LADDER(name, params, p0, p1, fn, about)                                                                        \
     {                                                                                                                  \
-        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, p0, p1, XP_ELEM_ALL, XP_CUDA_FN(fn), NULL, 0  \
+        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, p0, p1, XP_ELEM_ALL, XP_CUDA_FN(fn), NULL, 0, \
+            NULL                                                                                                       \
     }
 
 /* What each step changes over the one before it. */

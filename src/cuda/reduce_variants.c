@@ -3,7 +3,7 @@
 
 #define GPU_R(name, params, p0, p1, fn, about)                                                                         \
     {                                                                                                                  \
-        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_REDUCE, p0, p1, 0, NULL, XP_CUDA_FN(fn), 0               \
+        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_REDUCE, p0, p1, 0, NULL, XP_CUDA_FN(fn), 0, NULL         \
     }
 #define LADDER(name, step, about) GPU_R(name, "", step, 256, xp_cuda_reduce_ladder, about)
 

@@ -73,3 +73,20 @@ extern "C" int xp_cuda_check_ptrs(const void *a, const void *b)
 }
 
 extern "C" int xp_cuda_sync(void *stream) { return xp_cuda_status_of(cudaStreamSynchronize((cudaStream_t)stream)); }
+
+extern "C" int xp_cuda_alloc(size_t bytes, void *stream, void **p)
+{
+    *p = NULL;
+    if (cudaMallocAsync(p, bytes, (cudaStream_t)stream) != cudaSuccess || !*p) {
+        cudaGetLastError();
+        *p = NULL;
+        return XPOSE_ERR_NO_MEMORY;
+    }
+    return XPOSE_OK;
+}
+
+extern "C" void xp_cuda_free(void *p, void *stream)
+{
+    if (p && cudaFreeAsync(p, (cudaStream_t)stream) != cudaSuccess)
+        cudaGetLastError();
+}

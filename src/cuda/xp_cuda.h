@@ -18,6 +18,10 @@ extern "C" {
 /* The bandwidth bound every GPU row is compared to. */
 int xp_cuda_memcpy(const xp_call *c);
 
+/* The in-place transposes (inplace.cu): square tile pairs, and the rectangular decomposition. */
+int xp_cuda_inplace_square(xp_inplace_call *c);
+int xp_cuda_inplace_rect(xp_inplace_call *c);
+
 #ifdef __cplusplus
 }
 #endif

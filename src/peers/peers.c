@@ -16,9 +16,9 @@
 static const xp_variant rows[] = {
     {"cpu-openblas", "",
      "OpenBLAS cblas_?omatcopy (row-major, transposed, alpha 1): the CPU library peer; floating-point values, not bits",
-     XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL, 1}, /* not threaded */
+     XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_OPENBLAS_FN, NULL, 1, NULL}, /* not threaded */
     {"cublas-geam", "", "cuBLAS ?geam with op(A)=A^T, alpha 1: the library reference; floating-point values, not bits",
-     XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_GEAM_FN, NULL, 0},
+     XPOSE_BACKEND_CUDA, XPOSE_FAMILY_TRANSPOSE, 0, 0, XP_ELEM_4_8_16, XP_GEAM_FN, NULL, 0, NULL},
 };
 
 static const xp_variant_table table = {rows, XP_COUNT_OF(rows)};

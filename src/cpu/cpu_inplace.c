@@ -1,0 +1,119 @@
+/* cpu_inplace.c: the CPU in-place transposes of square matrices (tile pairs swapped across the diagonal) and the
+ * cycle-following baseline. */
+#include <string.h>
+#include "cpu_fast.h"
+#include "cpu_inplace.h"
+
+int xp_cpu_inplace_threads(size_t bytes) { return bytes < XP_CPU_SERIAL_BYTES ? 1 : xpose_get_threads(); }
+
+/* The baseline of the lab: each cycle of the permutation moved once, element by element. Element l = i * cols + j
+ * belongs at j * rows + i = l * rows mod (n - 1); position x takes the element at x * cols mod (n - 1). A cycle is
+ * moved from its smallest position, found by walking the cycle from each start until a smaller one turns up (the
+ * classic leader test: no workspace, some log n steps a start on average). */
+static size_t next_pos(size_t x, size_t mul, size_t mod, int wide)
+{
+#if defined(__SIZEOF_INT128__)
+    if (wide)
+        return (size_t)((unsigned __int128)x * mul % mod);
+#endif
+    (void)wide;
+    return x * mul % mod;
+}
+
+#define XP_NAIVE_IP_(N, T)                                                                                             \
+    static void naive_ip_##N(T *a, size_t rows, size_t cols, int wide)                                                 \
+    {                                                                                                                  \
+        const size_t n = rows * cols, mod = n - 1;                                                                     \
+        for (size_t s = 1; s + 1 < n; s++) {                                                                           \
+            size_t x = next_pos(s, cols, mod, wide);                                                                   \
+            while (x > s)                                                                                              \
+                x = next_pos(x, cols, mod, wide);                                                                      \
+            if (x < s)                                                                                                 \
+                continue; /* not the cycle's smallest position */                                                      \
+            T keep = a[s];                                                                                             \
+            for (x = s;;) {                                                                                            \
+                size_t y = next_pos(x, cols, mod, wide);                                                               \
+                if (y == s) {                                                                                          \
+                    a[x] = keep;                                                                                       \
+                    break;                                                                                             \
+                }                                                                                                      \
+                a[x] = a[y];                                                                                           \
+                x = y;                                                                                                 \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+XP_FOR_EACH_ELEM(XP_NAIVE_IP_)
+
+int xp_cpu_inplace_naive(xp_inplace_call *c)
+{
+    if (c->query || c->rows == 1 || c->cols == 1)
+        return XPOSE_OK;
+    const size_t n = c->rows * c->cols, big = c->rows > c->cols ? c->rows : c->cols;
+    /* Products x * cols stay under 2^64 where n * max(rows, cols) does; else 128-bit ones. */
+    const int wide = n > SIZE_MAX / big;
+#if !defined(__SIZEOF_INT128__)
+    if (wide)
+        return XPOSE_ERR_UNSUPPORTED;
+#endif
+    for (size_t b = 0; b < c->batch; b++) {
+        unsigned char *m = (unsigned char *)c->data + b * n * c->es;
+        switch (c->es) {
+        case 1: naive_ip_1((uint8_t *)m, c->rows, c->cols, wide); break;
+        case 2: naive_ip_2((uint16_t *)m, c->rows, c->cols, wide); break;
+        case 4: naive_ip_4((uint32_t *)m, c->rows, c->cols, wide); break;
+        case 8: naive_ip_8((uint64_t *)m, c->rows, c->cols, wide); break;
+        default: naive_ip_16((xp_e16 *)m, c->rows, c->cols, wide); break;
+        }
+    }
+    return XPOSE_OK;
+}
+
+void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m, unsigned char *buf)
+{
+    const xp_fast_isa *isa = xp_fast_pick_isa();
+    memcpy(buf, m, rows * cols * es);
+    isa->region[0][xp_elem_index(es)](buf, cols * es, rows, cols, m, rows * es);
+}
+
+/* Square tiles of 4-16 KiB: a pair and the thread's buffer stay in L1 and L2 while they are swapped. */
+static size_t square_tile(size_t es) { return es <= 4 ? 64 : 32; }
+
+/* Swaps tile row I's pairs (I, J), J >= I, of one n x n matrix: tile (J, I) aside into buf, tile (I, J) transposed
+ * into its place, then buf transposed into (I, J). Each element is read from memory and written back once. */
+static void square_row(unsigned char *m, size_t n, size_t es, size_t t, size_t I, xp_fast_region_fn region,
+                       unsigned char *buf)
+{
+    const size_t ld = n * es, i0 = I * t, h = n - i0 < t ? n - i0 : t;
+    for (size_t j0 = i0; j0 < n; j0 += t) {
+        const size_t w = n - j0 < t ? n - j0 : t;
+        unsigned char *a = m + i0 * ld + j0 * es, *b = m + j0 * ld + i0 * es; /* tiles (I, J): h x w, (J, I): w x h */
+        for (size_t r = 0; r < w; r++)
+            memcpy(buf + r * h * es, b + r * ld, h * es);
+        if (j0 != i0)
+            region(a, ld, h, w, b, ld);
+        region(buf, h * es, w, h, a, ld);
+    }
+}
+
+int xp_cpu_inplace_square(xp_inplace_call *c)
+{
+    if (c->rows != c->cols && c->rows != 1 && c->cols != 1)
+        return XPOSE_ERR_UNSUPPORTED;
+    if (c->query || c->rows == 1 || c->cols == 1)
+        return XPOSE_OK;
+    const size_t n = c->rows, es = c->es, t = square_tile(es), tiles = (n + t - 1) / t;
+    const xp_fast_region_fn region = xp_fast_pick_isa()->region[0][xp_elem_index(es)];
+    unsigned char *data = c->data;
+    const long long jobs = (long long)(c->batch * tiles);
+    const int threads = xp_cpu_inplace_threads(c->batch * n * n * es);
+    /* Tile row I holds tiles - I pairs: handed out one row at a time, as threads come free. */
+#pragma omp parallel num_threads(threads) if (threads > 1 && jobs > 1)
+    {
+        _Alignas(64) unsigned char buf[32 * 32 * 16];
+#pragma omp for schedule(dynamic, 1)
+        for (long long k = 0; k < jobs; k++)
+            square_row(data + (size_t)(k / (long long)tiles) * n * n * es, n, es, t, (size_t)(k % (long long)tiles),
+                       region, buf);
+    }
+    return XPOSE_OK;
+}

@@ -1,0 +1,343 @@
+/* cpu_inplace_rect.c: the CPU in-place transpose of rectangular matrices: the passes of xp_inplace_math.h, each
+ * group (a row, or a strip of columns) permuted through a thread's buffer of at most XP_INPLACE_SLICE bytes. */
+#include <string.h>
+#include "../core/xp_inplace_math.h"
+#include "cpu_inplace.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* One call's plan: the decomposition, the buffers, the threads. */
+typedef struct rect_plan {
+    xp_ckg k;
+    size_t es, member; /* element and matrix bytes */
+    size_t slice;      /* a thread's buffer: min(XP_INPLACE_SLICE, member), a multiple of 64 */
+    size_t shared;     /* the long-row buffer for groups a slice cannot hold: 0, or max(rows, cols) * es */
+    int threads;
+    int form; /* xp_ckg_plan's form (the variant's p0) */
+} rect_plan;
+
+static void plan(const xp_inplace_call *c, rect_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->form = c->p0;
+    p->k = xp_ckg_plan(c->rows, c->cols, p->form);
+    p->es = c->es;
+    p->member = c->rows * c->cols * c->es;
+    p->slice = ((p->member < XP_INPLACE_SLICE ? p->member : XP_INPLACE_SLICE) + 63) & ~(size_t)63;
+    const size_t longest = (c->rows > c->cols ? c->rows : c->cols) * c->es;
+    p->shared = longest > p->slice ? longest : 0;
+    p->threads = xp_cpu_inplace_threads(c->batch * p->member);
+}
+
+/* Where a column pass puts element (i, j) of the strip in the buffer, and which buffer row becomes matrix row i: the
+ * passes' column functions split so that every random access is a store into the buffer (while the strip is loaded)
+ * and every load back is a whole row of the strip (docs/variants.md). g: the buffer row for element (i, j); h(i): the
+ * buffer row stored back into row i. Rotation, gather: g = i - j/b, h = i; scatter: g = i + j/b, h = i. Permutation,
+ * gather: g = i - j mod R, h = p(i); scatter: g = p(i) + j mod R, h = i (all mod R). */
+typedef struct col_walk {
+    size_t R, C, a, b;
+    int fn, gather;
+    size_t i, pc, ia, acnt, cm; /* row i; i * C mod R, i / a and i mod a (the permutation's p(i)) */
+} col_walk;
+
+static void walk_start(col_walk *w, const xp_ckg *k, xp_ckg_pass ps, size_t i0)
+{
+    w->R = k->R, w->C = k->C, w->a = k->a, w->b = k->b;
+    w->fn = ps.fn, w->gather = ps.gather;
+    w->i = i0;
+    w->cm = k->C % k->R;
+    w->pc = i0 * k->C % k->R;
+    w->ia = i0 / k->a;
+    w->acnt = i0 % k->a;
+}
+
+static size_t walk_p(const col_walk *w) { return w->pc >= w->ia ? w->pc - w->ia : w->pc + w->R - w->ia; }
+
+static void walk_next(col_walk *w)
+{
+    w->i++;
+    w->pc += w->cm;
+    if (w->pc >= w->R)
+        w->pc -= w->R;
+    if (++w->acnt == w->a)
+        w->acnt = 0, w->ia++;
+}
+
+/* The shift of column j: j / b (rotation) or j mod R (permutation), and how far along it the next column is. */
+typedef struct col_shift {
+    size_t k, cnt, lim, R;
+} col_shift;
+
+static col_shift shift_start(const col_walk *w, size_t j)
+{
+    col_shift s;
+    s.R = w->R;
+    if (w->fn == XP_CKG_ROT)
+        s.k = j / w->b, s.cnt = j % w->b, s.lim = w->b;
+    else
+        s.k = j % w->R, s.cnt = 0, s.lim = 1;
+    return s;
+}
+
+static void shift_next(col_shift *s)
+{
+    if (++s->cnt == s->lim) {
+        s->cnt = 0;
+        if (++s->k == s->R)
+            s->k = 0;
+    }
+}
+
+/* The buffer row of element (i, j): base + or - shift, mod R; base = i, or p(i) for the permutation's scatter. */
+static size_t g_base(const col_walk *w) { return w->fn == XP_CKG_PERM && !w->gather ? walk_p(w) : w->i; }
+
+static size_t g_row(const col_walk *w, size_t base, size_t k)
+{
+    if (w->gather)
+        return base >= k ? base - k : base + w->R - k;
+    base += k;
+    return base >= w->R ? base - w->R : base;
+}
+
+static size_t h_row(const col_walk *w) { return w->fn == XP_CKG_PERM && w->gather ? walk_p(w) : w->i; }
+
+/* Loads rows [i0, i1) of the strip of columns [j0, j0 + sw) of matrix m into buf (pitch sw), each element into its
+ * buffer row g. */
+#define XP_COL_LOAD_(N, T)                                                                                             \
+    static void col_load_##N(const xp_ckg *k, xp_ckg_pass ps, const T *m, T *buf, size_t i0, size_t i1, size_t j0,     \
+                             size_t sw)                                                                                \
+    {                                                                                                                  \
+        col_walk w;                                                                                                    \
+        walk_start(&w, k, ps, i0);                                                                                     \
+        const col_shift s0 = shift_start(&w, j0);                                                                      \
+        for (; w.i < i1; walk_next(&w)) {                                                                              \
+            const T *row = m + w.i * k->C + j0;                                                                        \
+            const size_t base = g_base(&w);                                                                            \
+            col_shift s = s0;                                                                                          \
+            if (s.lim > 1 && s.cnt + sw <= s.lim) { /* one shift for the whole strip */                                \
+                memcpy(buf + g_row(&w, base, s.k) * sw, row, sw * sizeof(T));                                          \
+                continue;                                                                                              \
+            }                                                                                                          \
+            for (size_t x = 0; x < sw; x++, shift_next(&s))                                                            \
+                buf[g_row(&w, base, s.k) * sw + x] = row[x];                                                           \
+        }                                                                                                              \
+    }
+XP_FOR_EACH_ELEM(XP_COL_LOAD_)
+
+/* Stores buffer row h(i) into row i of the strip, for rows [i0, i1). */
+static void col_store(const xp_ckg *k, xp_ckg_pass ps, unsigned char *m, const unsigned char *buf, size_t es, size_t i0,
+                      size_t i1, size_t j0, size_t sw)
+{
+    col_walk w;
+    walk_start(&w, k, ps, i0);
+    for (; w.i < i1; walk_next(&w))
+        memcpy(m + (w.i * k->C + j0) * es, buf + h_row(&w) * sw * es, sw * es);
+}
+
+static void col_load(const xp_ckg *k, xp_ckg_pass ps, const unsigned char *m, unsigned char *buf, size_t es, size_t i0,
+                     size_t i1, size_t j0, size_t sw)
+{
+    switch (es) {
+    case 1: col_load_1(k, ps, m, buf, i0, i1, j0, sw); break;
+    case 2: col_load_2(k, ps, (const uint16_t *)m, (uint16_t *)buf, i0, i1, j0, sw); break;
+    case 4: col_load_4(k, ps, (const uint32_t *)m, (uint32_t *)buf, i0, i1, j0, sw); break;
+    case 8: col_load_8(k, ps, (const uint64_t *)m, (uint64_t *)buf, i0, i1, j0, sw); break;
+    default: col_load_16(k, ps, (const xp_e16 *)m, (xp_e16 *)buf, i0, i1, j0, sw); break;
+    }
+}
+
+/* The row shuffle's column d(j) = (j R mod C + (i + j/b) mod R mod C) mod C, walked along j from j0. */
+typedef struct row_walk {
+    size_t C, R, b, x, rs, cnt, y, ymod;
+} row_walk;
+
+static row_walk row_start(const xp_ckg *k, size_t i, size_t j0)
+{
+    row_walk w;
+    w.C = k->C, w.R = k->R, w.b = k->b;
+    w.x = j0 * k->R % k->C;
+    w.rs = k->R % k->C;
+    w.cnt = j0 % k->b;
+    w.y = i + j0 / k->b; /* j0 / b < c <= R */
+    if (w.y >= k->R)
+        w.y -= k->R;
+    w.ymod = w.y % k->C;
+    return w;
+}
+
+static size_t row_d(const row_walk *w)
+{
+    size_t d = w->x + w->ymod;
+    return d >= w->C ? d - w->C : d;
+}
+
+static void row_next(row_walk *w)
+{
+    w->x += w->rs;
+    if (w->x >= w->C)
+        w->x -= w->C;
+    if (++w->cnt == w->b) {
+        w->cnt = 0;
+        if (++w->y == w->R)
+            w->y = 0, w->ymod = 0;
+        else if (++w->ymod == w->C)
+            w->ymod = 0;
+    }
+}
+
+/* Columns [j0, j1) of row i: gather row[j] = buf[d(j)], or scatter buf[d(j)] = row[j]. */
+#define XP_ROW_MOVE_(N, T)                                                                                             \
+    static void row_move_##N(const xp_ckg *k, int gather, size_t i, T *row, T *buf, size_t j0, size_t j1)              \
+    {                                                                                                                  \
+        row_walk w = row_start(k, i, j0);                                                                              \
+        if (gather)                                                                                                    \
+            for (size_t j = j0; j < j1; j++, row_next(&w))                                                             \
+                row[j] = buf[row_d(&w)];                                                                               \
+        else                                                                                                           \
+            for (size_t j = j0; j < j1; j++, row_next(&w))                                                             \
+                buf[row_d(&w)] = row[j];                                                                               \
+    }
+XP_FOR_EACH_ELEM(XP_ROW_MOVE_)
+
+static void row_move(const xp_ckg *k, int gather, size_t es, size_t i, unsigned char *row, unsigned char *buf,
+                     size_t j0, size_t j1)
+{
+    switch (es) {
+    case 1: row_move_1(k, gather, i, row, buf, j0, j1); break;
+    case 2: row_move_2(k, gather, i, (uint16_t *)row, (uint16_t *)buf, j0, j1); break;
+    case 4: row_move_4(k, gather, i, (uint32_t *)row, (uint32_t *)buf, j0, j1); break;
+    case 8: row_move_8(k, gather, i, (uint64_t *)row, (uint64_t *)buf, j0, j1); break;
+    default: row_move_16(k, gather, i, (xp_e16 *)row, (xp_e16 *)buf, j0, j1); break;
+    }
+}
+
+/* One row through a thread's buffer. */
+static void row_whole(const xp_ckg *k, int gather, size_t es, size_t i, unsigned char *row, unsigned char *buf)
+{
+    const size_t bytes = k->C * es;
+    if (gather)
+        memcpy(buf, row, bytes);
+    row_move(k, gather, es, i, row, buf, 0, k->C);
+    if (!gather)
+        memcpy(row, buf, bytes);
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* [lo, hi) of n items for thread t of nt. */
+static void share(size_t n, int t, int nt, size_t *lo, size_t *hi)
+{
+    *lo = n * (size_t)t / (size_t)nt;
+    *hi = n * (size_t)(t + 1) / (size_t)nt;
+}
+
+/* A row pass over matrix m: rows through the threads' slices, or, where a row is longer than a slice, one row at a
+ * time through the shared buffer, its columns split between the threads. */
+static void row_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsigned char *ws, int nt)
+{
+    const xp_ckg *k = &p->k;
+    const size_t es = p->es, bytes = k->C * es;
+    unsigned char *shared = ws + (size_t)nt * p->slice;
+    if (bytes <= p->slice) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+        for (long long i = 0; i < (long long)k->R; i++)
+            row_whole(k, ps.gather, es, (size_t)i, m + (size_t)i * bytes, ws + (size_t)thread_id() * p->slice);
+        return;
+    }
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        size_t lo, hi;
+        share(k->C, thread_id(), nt > 1 ? nt : 1, &lo, &hi);
+        for (size_t i = 0; i < k->R; i++) {
+            unsigned char *row = m + i * bytes;
+            if (ps.gather)
+                memcpy(shared + lo * es, row + lo * es, (hi - lo) * es);
+#pragma omp barrier
+            row_move(k, ps.gather, es, i, row, shared, lo, hi);
+#pragma omp barrier
+            if (!ps.gather)
+                memcpy(row + lo * es, shared + lo * es, (hi - lo) * es);
+#pragma omp barrier
+        }
+    }
+}
+
+/* A column pass over matrix m: strips of columns as wide as a slice holds (whole cache lines where it holds more than
+ * one), at least one per thread; or, where one column is longer than a slice, one column at a time through the shared
+ * buffer, its rows split between the threads. */
+static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsigned char *ws, int nt)
+{
+    const xp_ckg *k = &p->k;
+    const size_t es = p->es, col_bytes = k->R * es, line = 64 / es;
+    unsigned char *shared = ws + (size_t)nt * p->slice;
+    if (col_bytes <= p->slice) {
+        size_t sw = p->slice / col_bytes, fair = (k->C + (size_t)nt - 1) / (size_t)nt;
+        sw = sw < fair ? sw : fair;
+        if (sw > line)
+            sw -= sw % line;
+        const long long strips = (long long)((k->C + sw - 1) / sw);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+        for (long long s = 0; s < strips; s++) {
+            const size_t j0 = (size_t)s * sw, w = k->C - j0 < sw ? k->C - j0 : sw;
+            unsigned char *buf = ws + (size_t)thread_id() * p->slice;
+            col_load(k, ps, m, buf, es, 0, k->R, j0, w);
+            col_store(k, ps, m, buf, es, 0, k->R, j0, w);
+        }
+        return;
+    }
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        size_t lo, hi;
+        share(k->R, thread_id(), nt > 1 ? nt : 1, &lo, &hi);
+        for (size_t j = 0; j < k->C; j++) {
+            col_load(k, ps, m, shared, es, lo, hi, j, 1);
+#pragma omp barrier
+            col_store(k, ps, m, shared, es, lo, hi, j, 1);
+#pragma omp barrier
+        }
+    }
+}
+
+int xp_cpu_inplace_rect(xp_inplace_call *c)
+{
+    rect_plan p;
+    plan(c, &p);
+    if (c->rows == 1 || c->cols == 1) {
+        c->need = c->need_min = 0;
+        return XPOSE_OK;
+    }
+    if (c->query) {
+        c->need = (size_t)p.threads * p.slice + p.shared;
+        c->need_min = p.slice + p.shared;
+        return XPOSE_OK;
+    }
+    /* As many threads as the workspace has slices for. */
+    size_t fit = (c->ws_bytes - p.shared) / p.slice;
+    int nt = fit < (size_t)p.threads ? (int)fit : p.threads;
+    unsigned char *data = c->data, *ws = c->ws;
+    if (p.member <= p.slice) { /* each matrix whole through a slice, the batch over the threads */
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && c->batch > 1)
+        for (long long b = 0; b < (long long)c->batch; b++)
+            xp_cpu_inplace_small(c->rows, c->cols, p.es, data + (size_t)b * p.member,
+                                 ws + (size_t)thread_id() * p.slice);
+        return XPOSE_OK;
+    }
+    xp_ckg_pass passes[3];
+    const int np = xp_ckg_passes(&p.k, passes);
+    for (size_t b = 0; b < c->batch; b++)
+        for (int q = 0; q < np; q++) {
+            if (passes[q].fn == XP_CKG_SHUF)
+                row_pass(&p, passes[q], data + b * p.member, ws, nt);
+            else
+                col_pass(&p, passes[q], data + b * p.member, ws, nt);
+        }
+    return XPOSE_OK;
+}

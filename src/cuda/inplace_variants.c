@@ -1,0 +1,19 @@
+/* inplace_variants.c: the registry rows of the GPU in-place transposes (src/cuda/inplace.cu). */
+#include "xp_cuda.h"
+
+#define GPU_IP(name, params, p0, p1, fn, about)                                                                        \
+    {                                                                                                                  \
+        name, params, about, XPOSE_BACKEND_CUDA, XPOSE_FAMILY_INPLACE, p0, p1, XP_ELEM_ALL, NULL, NULL, 0,             \
+            XP_CUDA_FN(fn)                                                                                             \
+    }
+
+static const xp_variant rows[] = {
+    GPU_IP("inplace-square", "", 0, 0, xp_cuda_inplace_square,
+           "square matrices: tile pairs swapped across the diagonal, 16-byte accesses, register transposes; each "
+           "element read and written once"),
+    GPU_IP("inplace-rect", "", 0, 0, xp_cuda_inplace_rect,
+           "any shape: column rotation, row shuffle, column permutation (Catanzaro-Keller-Garland), each row or strip "
+           "of columns held whole in the shared memory of a block or a cluster"),
+};
+
+const xp_variant_table xp_cuda_inplace_table = {rows, XP_COUNT_OF(rows)};

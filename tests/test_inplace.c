@@ -1,0 +1,301 @@
+/* test_inplace.c (label cpu): the in-place transposes on the CPU: every variant against the out-of-place reference on
+ * squares, rectangles with gcd(rows, cols) 1 and more, vectors, primes, every element size and batches; the index
+ * arithmetic the CUDA kernels share (fast division, the passes); the workspace (its size, a caller's, one too small,
+ * a failed allocation: the data unchanged); bad input. */
+#include <string.h>
+#include "testing.h"
+#include "../src/core/xp_inplace_math.h"
+#include "../src/cpu/cpu_inplace.h"
+
+static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
+
+typedef struct ip_shape {
+    size_t rows, cols;
+} ip_shape;
+
+/* Squares, gcd 1, gcd > 1, vectors, primes, and matrices past a thread's 1 MiB buffer (the pass path). */
+static const ip_shape shapes[] = {
+    {1, 1},     {2, 2},     {3, 3},     {17, 17},   {64, 64},    {65, 65},    {127, 127},
+    {300, 300}, {2, 3},     {3, 2},     {7, 11},    {13, 8},     {4, 6},      {6, 4},
+    {12, 18},   {100, 250}, {250, 100}, {64, 128},  {1, 1000},   {1000, 1},   {101, 103},
+    {997, 13},  {13, 997},  {31, 1024}, {257, 129}, {720, 1080}, {1021, 509}, {512, 1536},
+};
+
+/* Margins around the data, poisoned: a variant that writes outside the matrices fails. */
+#define MARGIN 64
+
+/* Runs variant id (NULL: the production entry point with backend) on batch rows x cols matrices of es bytes in a
+ * host buffer and compares with the reference. ws: the caller's workspace or NULL. Returns the status; a result that
+ * differs is a failed check. */
+static int check_one(const char *id, xpose_backend be, size_t rows, size_t cols, size_t es, size_t batch, void *ws,
+                     size_t ws_bytes, unsigned seed)
+{
+    const size_t bytes = rows * cols * es * batch;
+    unsigned char *buf = malloc(bytes + 2 * MARGIN), *src = malloc(bytes + 1), *ref = malloc(bytes + 1);
+    if (!buf || !src || !ref) {
+        CHECK(0, "cannot allocate %zu bytes", bytes);
+        free(buf), free(src), free(ref);
+        return XPOSE_ERR_NO_MEMORY;
+    }
+    unsigned char *data = buf + MARGIN;
+    xv_fill_random(src, bytes, seed);
+    xpose_layout lay = {rows, cols, es, 0, 0, batch, 0, 0};
+    xv_reference(&lay, src, ref);
+    xv_poison(buf, bytes + 2 * MARGIN);
+    memcpy(data, src, bytes);
+    int st = id ? xpose_transpose_inplace_variant(id, rows, cols, es, batch, data, ws, ws_bytes)
+                : xpose_transpose_inplace(be, rows, cols, es, batch, data, ws, ws_bytes);
+    if (st == XPOSE_OK) {
+        size_t first = 0, bad = xv_compare(data, ref, bytes, &first), outside = 0;
+        for (size_t i = 0; i < MARGIN; i++)
+            outside += (buf[i] != XV_POISON) + (data[bytes + i] != XV_POISON);
+        CHECK(bad == 0 && outside == 0,
+              "%s %zux%zu es %zu batch %zu: %zu bytes differ (first at %zu), %zu written outside",
+              id ? id : "production", rows, cols, es, batch, bad, first, outside);
+    } else {
+        CHECK(memcmp(data, src, bytes) == 0, "%s %zux%zu es %zu: status %d but the data changed",
+              id ? id : "production", rows, cols, es, st);
+    }
+    free(buf), free(src), free(ref);
+    return st;
+}
+
+/* Every variant on every shape and element size (the baseline on the smaller ones: it walks each cycle), and batches. */
+static void variants(void)
+{
+    char id[96];
+    unsigned mask;
+    int n = 0;
+    for (int i = 0; t_variant_id(i, XPOSE_BACKEND_CPU, XPOSE_FAMILY_INPLACE, id, sizeof id, &mask); i++) {
+        xpose_variant_info info;
+        if (xpose_variant_get(xpose_variant_find(id), &info) == XPOSE_OK && !info.available)
+            continue; /* an optional library this build lacks (the OpenBLAS peer) */
+        n++;
+        const int square_only = strstr(id, "square") != NULL, naive = strstr(id, "naive") != NULL;
+        int ran = 0;
+        for (size_t e = 0; e < 5; e++) {
+            if (!(mask & elem_sizes[e]))
+                continue;
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                const ip_shape s = shapes[k];
+                if (naive && s.rows * s.cols > 300000)
+                    continue;
+                int st =
+                    check_one(id, XPOSE_BACKEND_CPU, s.rows, s.cols, elem_sizes[e], 1, NULL, 0, (unsigned)(k * 11 + e));
+                int vector = s.rows == 1 || s.cols == 1;
+                if (square_only && s.rows != s.cols && !vector)
+                    CHECK_STATUS(st, XPOSE_ERR_UNSUPPORTED, "%s on %zux%zu", id, s.rows, s.cols);
+                else
+                    CHECK_STATUS(st, XPOSE_OK, "%s %zux%zu es %zu", id, s.rows, s.cols, elem_sizes[e]);
+                ran += st == XPOSE_OK;
+            }
+            /* Batches: small matrices (whole through a buffer), and ones past it. */
+            size_t r = square_only ? 33 : 17, c = 33;
+            CHECK_STATUS(check_one(id, XPOSE_BACKEND_CPU, r, c, elem_sizes[e], 5, NULL, 0, 77 + (unsigned)e), XPOSE_OK,
+                         "%s batch of 5 %zux%zu es %zu", id, r, c, elem_sizes[e]);
+            if (!naive) {
+                r = square_only ? 600 : 360, c = 600;
+                CHECK_STATUS(check_one(id, XPOSE_BACKEND_CPU, r, c, elem_sizes[e], 3, NULL, 0, 88 + (unsigned)e),
+                             XPOSE_OK, "%s batch of 3 %zux%zu es %zu", id, r, c, elem_sizes[e]);
+            }
+        }
+        CHECK(ran > 0, "%s ran on no shape", id);
+        printf("%-24s %s\n", id, "checked");
+    }
+    CHECK(n >= 3, "only %d CPU in-place variants", n);
+}
+
+/* The production entry point (square and rectangular rows; AUTO on host memory is the CPU), on 1 and 3 threads, and
+ * twice in a row: back to the start. */
+static void production(void)
+{
+    int before = xpose_get_threads();
+    for (int t = 1; t <= 3; t += 2) {
+        xpose_set_threads(t);
+        for (size_t e = 0; e < 5; e++) {
+            CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_AUTO, 700, 700, elem_sizes[e], 1, NULL, 0, 5), XPOSE_OK,
+                         "production square");
+            CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 700, 1100, elem_sizes[e], 2, NULL, 0, 6), XPOSE_OK,
+                         "production rect");
+        }
+    }
+    xpose_set_threads(before);
+    const size_t rows = 123, cols = 777, bytes = rows * cols * 8;
+    unsigned char *a = malloc(bytes), *b = malloc(bytes);
+    xv_fill_random(a, bytes, 3);
+    memcpy(b, a, bytes);
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, rows, cols, 8, 1, b, NULL, 0), XPOSE_OK, "forward");
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, cols, rows, 8, 1, b, NULL, 0), XPOSE_OK, "back");
+    CHECK(memcmp(a, b, bytes) == 0, "transposing in place twice is not the identity");
+    free(a), free(b);
+}
+
+/* Groups longer than a thread's buffer go one at a time through the shared long-row buffer: rows (a short, very wide
+ * matrix), and columns (the forward form forced on a tall one, whose columns are then the long side). */
+static void long_groups(void)
+{
+    CHECK_STATUS(check_one("cpu-inplace-rect", XPOSE_BACKEND_CPU, 3, 300007, 4, 1, NULL, 0, 41), XPOSE_OK,
+                 "rows longer than a buffer");
+    CHECK_STATUS(check_one("cpu-inplace-rect", XPOSE_BACKEND_CPU, 140000, 2, 8, 1, NULL, 0, 42), XPOSE_OK,
+                 "rows longer than a buffer, inverse form");
+    const size_t rows = 70001, cols = 3, es = 16, bytes = rows * cols * es;
+    xp_inplace_call c;
+    memset(&c, 0, sizeof c);
+    c.rows = rows, c.cols = cols, c.es = es, c.batch = 1, c.p0 = XP_CKG_FORWARD, c.query = 1;
+    CHECK_STATUS(xp_cpu_inplace_rect(&c), XPOSE_OK, "query, forward form");
+    unsigned char *a = malloc(bytes), *ref = malloc(bytes), *ws = aligned_alloc(64, (c.need + 63) & ~(size_t)63);
+    xv_fill_random(a, bytes, 43);
+    xpose_layout lay = {rows, cols, es, 0, 0, 1, 0, 0};
+    xv_reference(&lay, a, ref);
+    c.query = 0, c.data = a, c.ws = ws, c.ws_bytes = c.need;
+    CHECK_STATUS(xp_cpu_inplace_rect(&c), XPOSE_OK, "columns longer than a buffer");
+    CHECK(memcmp(a, ref, bytes) == 0, "columns longer than a buffer: wrong result");
+    free(a), free(ref), free(ws);
+}
+
+/* The workspace: the size the header states, a caller's (exact, the least, too small, misaligned, overlapping the
+ * data), and a failed allocation; a refused call leaves the data unchanged (check_one checks it). */
+static void workspace(void)
+{
+    const size_t rows = 600, cols = 1000, es = 4, member = rows * cols * es;
+    const int t = xpose_get_threads();
+    const size_t slice = 1 << 20, want = (size_t)t * slice; /* long rows (4000 bytes) fit a slice */
+    CHECK(xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, rows, cols, es, 1) == want,
+          "workspace %zu, header says %zu", xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, rows, cols, es, 1),
+          want);
+    CHECK(xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, 700, 700, es, 1) == 0, "square: no workspace");
+    CHECK(xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, 1, 7000, es, 1) == 0, "vector: no workspace");
+    CHECK(xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, 10, 20, es, 1) == 832, "small: one slice of 800 -> 832");
+    CHECK(xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, 3, 300007, 4, 1) == (size_t)t * slice + 300007 * 4,
+          "long rows: slices and one long row");
+    CHECK(xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, 10, 20, 3, 1) == 0, "bad element size: 0");
+    (void)member;
+    unsigned char *ws = aligned_alloc(64, want + 64);
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, rows, cols, es, 1, ws, want, 1), XPOSE_OK, "caller's workspace");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, rows, cols, es, 1, ws, slice, 2), XPOSE_OK,
+                 "one slice: one thread");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, rows, cols, es, 1, ws, slice - 1, 3), XPOSE_ERR_NO_MEMORY,
+                 "workspace one byte short");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, rows, cols, es, 1, ws + 8, slice, 4), XPOSE_ERR_ALIGNMENT,
+                 "misaligned workspace");
+    CHECK_STATUS(check_one("cpu-inplace-square", XPOSE_BACKEND_CPU, 64, 64, es, 1, ws, 0, 5), XPOSE_OK,
+                 "square: a workspace of 0 bytes");
+    free(ws);
+    /* A workspace inside the data. */
+    unsigned char *m = malloc(member + (2 << 20));
+    xv_fill_random(m, member, 9);
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, rows, cols, es, 1, m, m + 64, 2 << 20), XPOSE_ERR_OVERLAP,
+                 "workspace overlapping the data");
+    free(m);
+    xp_inplace_fail_alloc = 1;
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, rows, cols, es, 1, NULL, 0, 6), XPOSE_ERR_NO_MEMORY,
+                 "allocation failure");
+    CHECK_STATUS(check_one("cpu-inplace-rect", XPOSE_BACKEND_CPU, 40, 60, 16, 2, NULL, 0, 7), XPOSE_ERR_NO_MEMORY,
+                 "allocation failure, small matrices");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 500, 500, es, 1, NULL, 0, 8), XPOSE_OK,
+                 "square: nothing to allocate");
+    xp_inplace_fail_alloc = 0;
+}
+
+static void bad_input(void)
+{
+    float f[64];
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, 4, 8, 3, 1, f, NULL, 0), XPOSE_ERR_ELEM_SIZE, "es 3");
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, 4, 8, 4, 1, NULL, NULL, 0), XPOSE_ERR_NULL, "NULL data");
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, 0, 8, 4, 1, NULL, NULL, 0), XPOSE_OK, "0 rows");
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, 4, 4, 4, 1, (char *)f + 2, NULL, 0), XPOSE_ERR_ALIGNMENT,
+                 "misaligned data");
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, SIZE_MAX / 2, 4, 4, 1, f, NULL, 0), XPOSE_ERR_OVERFLOW,
+                 "overflow");
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, 1 << 20, 1 << 20, 4, (size_t)1 << 30, f, NULL, 0),
+                 XPOSE_ERR_OVERFLOW, "batch overflow");
+    CHECK_STATUS(xpose_transpose_inplace((xpose_backend)7, 4, 4, 4, 1, f, NULL, 0), XPOSE_ERR_INVALID, "backend 7");
+    CHECK_STATUS(xpose_transpose_inplace_variant("no-such", 4, 4, 4, 1, f, NULL, 0), XPOSE_ERR_UNKNOWN_VARIANT,
+                 "unknown variant");
+    CHECK_STATUS(xpose_transpose_inplace_variant(NULL, 4, 4, 4, 1, f, NULL, 0), XPOSE_ERR_NULL, "NULL variant");
+    CHECK_STATUS(xpose_transpose_inplace_variant("cpu-fast", 4, 4, 4, 1, f, NULL, 0), XPOSE_ERR_UNSUPPORTED,
+                 "an out-of-place variant");
+    xpose_layout lay = {4, 4, 4, 0, 0, 0, 0, 0};
+    CHECK_STATUS(xpose_transpose_variant("cpu-inplace-rect", &lay, f, f + 16), XPOSE_ERR_UNSUPPORTED,
+                 "an in-place variant out of place");
+    int cuda = xpose_cuda_status();
+    if (cuda != XPOSE_OK) {
+        CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CUDA, 4, 4, 4, 1, f, NULL, 0), cuda, "CUDA without a GPU");
+        CHECK_STATUS(xpose_transpose_inplace_variant("inplace-rect", 4, 8, 4, 1, f, NULL, 0), cuda,
+                     "a GPU variant without a GPU");
+    }
+}
+
+/* xp_fdiv against the hardware division, on divisors and dividends at every edge. */
+static void fast_division(void)
+{
+    static const uint32_t ds[] = {
+        1,           2,           3,           5,           7,           10,         641,      1000,
+        4096,        8191,        46341,       65535,       65536,       65537,      1u << 30, (1u << 30) + 1,
+        2147483647u, 2147483648u, 2147483649u, 3000000019u, 4294967294u, 4294967295u};
+    uint64_t s = 12345;
+    size_t bad = 0;
+    for (size_t k = 0; k < sizeof ds / sizeof ds[0] + 200; k++) {
+        uint32_t d = k < sizeof ds / sizeof ds[0] ? ds[k] : (uint32_t)(xv_splitmix(&s) >> (32 + k % 32)) | 1u;
+        xp_fdiv f = xp_fdiv_make(d);
+        for (int t = 0; t < 3000; t++) {
+            uint32_t n = t == 0   ? 0
+                         : t == 1 ? d - 1
+                         : t == 2 ? d
+                         : t == 3 ? 4294967295u
+                         : t == 4 ? d + 1
+                                  : (uint32_t)xv_splitmix(&s) >> (t % 32);
+            bad += xp_fdiv_div(f, n) != n / d || xp_fdiv_mod(f, n) != n % d;
+        }
+    }
+    CHECK(bad == 0, "fast division wrong in %zu cases", bad);
+}
+
+/* The passes of xp_inplace_math.h, run one element at a time through a second buffer, transpose: the definitions the
+ * CPU and CUDA passes implement, on every shape up to 40 x 40 in both forms. */
+static void pass_math(void)
+{
+    size_t bad = 0;
+    unsigned *a = malloc(sizeof(unsigned) * 1600), *b = malloc(sizeof(unsigned) * 1600);
+    for (size_t rows = 1; rows <= 40; rows++)
+        for (size_t cols = 1; cols <= 40; cols++)
+            for (int form = XP_CKG_FORWARD; form <= XP_CKG_INVERSE; form++) {
+                xp_ckg k = xp_ckg_plan(rows, cols, form);
+                xp_ckg_pass ps[3];
+                int np = xp_ckg_passes(&k, ps);
+                for (size_t x = 0; x < rows * cols; x++)
+                    a[x] = (unsigned)x;
+                for (int q = 0; q < np; q++) {
+                    for (size_t i = 0; i < k.R; i++)
+                        for (size_t j = 0; j < k.C; j++) {
+                            size_t fi = i, fj = j;
+                            if (ps[q].fn == XP_CKG_SHUF)
+                                fj = xp_ckg_shuf(&k, i, j);
+                            else
+                                fi = ps[q].fn == XP_CKG_ROT ? xp_ckg_rot(&k, i, j) : xp_ckg_perm(&k, i, j);
+                            if (ps[q].gather)
+                                b[i * k.C + j] = a[fi * k.C + fj];
+                            else
+                                b[fi * k.C + fj] = a[i * k.C + j];
+                        }
+                    memcpy(a, b, sizeof(unsigned) * rows * cols);
+                }
+                for (size_t i = 0; i < rows; i++)
+                    for (size_t j = 0; j < cols; j++)
+                        bad += a[j * rows + i] != i * cols + j;
+            }
+    CHECK(bad == 0, "the passes misplace %zu elements", bad);
+    free(a), free(b);
+}
+
+int main(void)
+{
+    fast_division();
+    pass_math();
+    bad_input();
+    workspace();
+    long_groups();
+    production();
+    variants();
+    return t_finish("test_inplace");
+}
