@@ -156,8 +156,12 @@ void bench_usage(FILE *f)
           "                        16x16 vs 8x8), seed004 (the 256..32768 sweep)\n"
           "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU);\n"
           "                        ignores a single --size\n"
-          "  --op transpose|reduce --n N   reduction over N elements (default 2^26)\n"
+          "  --op transpose|reduce|inplace   what to time (default transpose)\n"
+          "  --n N                 --op reduce: elements (default 2^26)\n"
           "  --reduce-op sum|min|max   with --op reduce (default sum; --type float|double|i32|i64)\n"
+          "  --op inplace          in-place transposes (dense rows x cols, --batch) next to memcpy of the same\n"
+          "                        bytes; every row verified against the out-of-place reference, the data\n"
+          "                        re-filled before each timed run (not timed)\n"
           "  --threads T[,T...]    CPU threads (default: all; 0: one per processor); a list (up to 8) runs\n"
           "                        every CPU variant once per count and GPU variants once; --op reduce takes one\n"
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); CPU rows report the median, GPU\n"
@@ -175,13 +179,27 @@ void bench_usage(FILE *f)
           f);
 }
 
-/* The first option given that `xpose bench --op reduce` (reduce != 0) or the transpose bench does not read, or NULL:
- * such an option is refused rather than ignored. elem_size_given: --elem-size (not --type, which both read) was given;
- * reduce_op_given: --reduce-op was. */
-static const char *foreign_option(const bench_opts *o, int reduce, int elem_size_given, int reduce_op_given)
+/* The first option given that the bench of `op` does not read, or NULL: such an option is refused rather than
+ * ignored. elem_size_given: --elem-size (not --type, which the reduction reads too) was given; reduce_op_given:
+ * --reduce-op was. */
+static const char *foreign_option(const bench_opts *o, op_choice op, int elem_size_given, int reduce_op_given)
 {
-    if (!reduce)
-        return o->n ? "--n" : reduce_op_given ? "--reduce-op" : NULL;
+    if (op != OP_REDUCE && (o->n || reduce_op_given))
+        return o->n ? "--n" : "--reduce-op";
+    if (op == OP_INPLACE) { /* dense matrices, one shape list, no presets: the in-place bench reads no more */
+        const struct {
+            int given;
+            const char *name;
+        } t[] = {{o->ld_src > 0, "--ld-src"}, {o->ld_dst > 0, "--ld-dst"},       {o->peers, "--peers"},
+                 {o->sweep, "--sweep"},       {o->sweep_max > 0, "--sweep-max"}, {o->preset != NULL, "--preset"},
+                 {o->plot != NULL, "--plot"}};
+        for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
+            if (t[k].given)
+                return t[k].name;
+        return NULL;
+    }
+    if (op != OP_REDUCE)
+        return NULL;
     const struct {
         int given;
         const char *name;
@@ -288,7 +306,7 @@ static int shape_option(bench_opts *o, int id, const char *v)
 /* --type, --elem-size, --op, --reduce-op. */
 static int element_option(bench_opts *o, given *g, int id, const char *v)
 {
-    static const char *const ops[] = {"transpose", "reduce"}, *const reduce_ops[] = {"sum", "min", "max"};
+    static const char *const ops[] = {"transpose", "reduce", "inplace"}, *const reduce_ops[] = {"sum", "min", "max"};
     int k = 0, st;
     switch (id) {
     case OPT_TYPE:
@@ -305,7 +323,7 @@ static int element_option(bench_opts *o, given *g, int id, const char *v)
         }
         return st;
     case OPT_OP:
-        st = parse_choice("--op", v, ops, 2, &k);
+        st = parse_choice("--op", v, ops, 3, &k);
         o->op = (op_choice)k;
         return st;
     case OPT_REDUCE_OP: g->reduce_op = 1; return parse_choice("--reduce-op", v, reduce_ops, 3, &o->reduce_op);
@@ -380,9 +398,10 @@ static int check_combinations(const bench_opts *o, const given *g)
         fprintf(stderr, "xpose: %s\n", err);
         return CLI_EXIT_USAGE;
     }
-    const char *foreign = foreign_option(o, o->op == OP_REDUCE, g->elem_size, g->reduce_op);
+    const char *foreign = foreign_option(o, o->op, g->elem_size, g->reduce_op);
     if (foreign) {
-        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, o->op == OP_REDUCE ? "reduce" : "transpose");
+        static const char *const op_names[] = {"transpose", "reduce", "inplace"};
+        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, op_names[o->op]);
         return CLI_EXIT_USAGE;
     }
     return o->plot ? plot_check(o->plot) : 0;

@@ -130,13 +130,28 @@ int sel_check_named(const selection *s, const size_t *es, int nes, bench_result 
     return 0;
 }
 
+/* Whether a variant of family f belongs in bench `which` (0, 1 or SEL_INPLACE); copies are named as references too
+ * where `refs`. */
+static int in_bench(xpose_family f, int which, int refs)
+{
+    if (which == SEL_INPLACE)
+        return f == XPOSE_FAMILY_INPLACE || (refs && f == XPOSE_FAMILY_COPY);
+    if (f == XPOSE_FAMILY_INPLACE)
+        return 0;
+    return (f == XPOSE_FAMILY_REDUCE) == which;
+}
+
 int sel_check_family(const selection *s, int reduce)
 {
     xpose_variant_info v;
     for (int k = 0; k < s->n; k++) {
-        if (xpose_variant_get(s->idx[k], &v) != XPOSE_OK || (v.family == XPOSE_FAMILY_REDUCE) == reduce)
+        if (xpose_variant_get(s->idx[k], &v) != XPOSE_OK || in_bench(v.family, reduce, 1))
             continue;
-        if (reduce)
+        if (reduce == SEL_INPLACE)
+            fprintf(stderr, "xpose: %s is not an in-place transpose (xpose list shows them, family inplace)\n", v.name);
+        else if (v.family == XPOSE_FAMILY_INPLACE)
+            fprintf(stderr, "xpose: %s is an in-place transpose; run it with --op inplace\n", v.name);
+        else if (reduce)
             fprintf(stderr, "xpose: %s is no reduction (xpose list shows them, family reduce)\n", v.name);
         else
             fprintf(stderr, "xpose: %s is a reduction; run it with --op reduce\n", v.name);
@@ -160,7 +175,7 @@ void select_default(selection *s, const bench_opts *o, int gpu, int reduce)
 {
     xpose_variant_info v;
     for (int i = 0; i < xpose_variant_count(); i++)
-        if (xpose_variant_get(i, &v) == XPOSE_OK && (v.family == XPOSE_FAMILY_REDUCE) == reduce && v.available &&
+        if (xpose_variant_get(i, &v) == XPOSE_OK && in_bench(v.family, reduce, 0) && v.available &&
             wants_backend(o, v.backend, gpu)) /* an optional peer not built here is left out, not failed */
             sel_add(s, i, 0);
 }

@@ -12,6 +12,10 @@ typedef struct selection {
     int nref; /* the first nref are the references, put there by sel_put_first */
 } selection;
 
+/* Which bench a selection is for, where the functions below take `reduce`: 0 transposes (and copies), 1 reductions,
+ * SEL_INPLACE in-place transposes (copies too, as references). */
+enum { SEL_INPLACE = 2 };
+
 /* Adds registry row i (ignored when negative or already there). */
 void sel_add(selection *s, int i, int implicit);
 /* Puts registry row i first (adding it where it is not there yet): the references run before the rows they are

@@ -12,7 +12,7 @@
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
 typedef enum { BE_AUTO, BE_CPU, BE_CUDA, BE_ALL } be_choice;
-typedef enum { OP_TRANSPOSE, OP_REDUCE } op_choice;
+typedef enum { OP_TRANSPOSE, OP_REDUCE, OP_INPLACE } op_choice;
 
 typedef struct bench_opts {
     size_t rows, cols, elem_size, batch, ld_src, ld_dst;
@@ -147,12 +147,15 @@ void cpu_flush_free(void);
 
 /* stats.c: the CPU rows' timing loop, run(ctx) up to `reps` times into row, each after a cache flush if asked. */
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
+/* The same with prep(ctx) before each run and its flush, outside the timed span (NULL: nothing). */
+void time_cpu_runs_prep(void (*prep)(void *ctx), int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
 
 /* bench.c: `xpose bench`; bench_transpose.c and bench_reduce.c: the two benches it runs. Each selects its rows
  * (CLI_EXIT_USAGE with one line where nothing can run), calls result_start, then pushes its rows as they finish. */
 int cmd_bench(int argc, char **argv);
 int bench_transpose(bench_opts *o, const bench_env *env, bench_result *res);
 int bench_reduce(const bench_opts *o, const bench_env *env, bench_result *res);
+int bench_inplace(const bench_opts *o, const bench_env *env, bench_result *res); /* bench_inplace.c */
 
 /* result.c: the rows of a run. result_start opens the outputs (report_open) and writes their headers;
  * result_push adds a finished row, relates it to its setup's references pushed before it (% of memcpy,
@@ -212,7 +215,11 @@ int gpu_facts(char *name, size_t name_len, int *major, unsigned *sms, size_t *l2
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);
 /* Runs variant id on lay into a poisoned output and compares its first cmp_bytes with want (row->verified). */
 void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row);
-/* A verified GPU row of the current shape, to be timed. */
+/* Re-fills the working copy from the uploaded source, runs in-place variant id on it (the device workspace its
+ * backend's query asks for, allocated once a shape) and compares its first cmp_bytes with want (row->verified). */
+void gpu_inplace_verify(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row);
+/* A verified GPU row of the current shape, to be timed (an in-place row, by its family: each launch on the working copy
+ * re-filled from the source first, outside the timed span). */
 typedef struct gpu_job {
     char id[96];
     const xpose_layout *lay;

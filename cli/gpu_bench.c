@@ -11,6 +11,9 @@ static struct {
     void *src, *dst, *flush, *flush_sum, *host_out;
     size_t src_bytes, dst_bytes, flush_bytes;
     cudaStream_t stream;
+    void *ws; /* in-place rows: the device workspace, allocated at the shape's first in-place row */
+    size_t ws_bytes;
+    int ws_ready;
 } g;
 
 int gpu_ready(char *why, size_t why_len)
@@ -86,6 +89,7 @@ void gpu_end_shape(void)
     cudaFree(g.dst);
     cudaFree(g.flush);
     cudaFree(g.flush_sum);
+    cudaFree(g.ws);
     free(g.host_out);
     if (g.stream)
         cudaStreamDestroy(g.stream);
@@ -133,6 +137,56 @@ void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *wan
     row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
 }
 
+/* An in-place row's launch: the working copy (dst) re-filled from the source first, then the variant on it. The
+ * re-fill is part of the untimed preparation: its caller flushes the L2 after it. */
+static int inplace_refill(void)
+{
+    return cudaMemcpyAsync(g.dst, g.src, g.src_bytes, cudaMemcpyDeviceToDevice, g.stream) == cudaSuccess
+               ? XPOSE_OK
+               : XPOSE_ERR_CUDA;
+}
+
+static int inplace_run(const char *id, const xpose_layout *lay)
+{
+    return xpose_transpose_inplace_variant_cuda(id, lay->rows, lay->cols, lay->elem_size, lay->batch, g.dst, g.ws,
+                                                g.ws_bytes, g.stream);
+}
+
+void gpu_inplace_verify(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
+{
+    size_t first;
+    if (!g.ws_ready) {
+        g.ws_bytes =
+            xpose_transpose_inplace_workspace(XPOSE_BACKEND_CUDA, lay->rows, lay->cols, lay->elem_size, lay->batch);
+        if (g.ws_bytes && cudaMalloc(&g.ws, g.ws_bytes) != cudaSuccess) {
+            cudaGetLastError();
+            g.ws = NULL, g.ws_bytes = 0;
+            row->status = XPOSE_ERR_NO_MEMORY;
+            return;
+        }
+        g.ws_ready = 1;
+    }
+    row->status = inplace_refill();
+    if (row->status == XPOSE_OK)
+        row->status = inplace_run(id, lay);
+    if (row->status == XPOSE_OK && cudaStreamSynchronize(g.stream) != cudaSuccess)
+        row->status = XPOSE_ERR_CUDA;
+    if (row->status == XPOSE_OK && cudaMemcpy(g.host_out, g.dst, cmp_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+        row->status = XPOSE_ERR_CUDA;
+    if (row->status != XPOSE_OK) {
+        cudaGetLastError();
+        return;
+    }
+    row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
+}
+
+/* One launch of a job: an in-place row on its re-filled working copy, any other row from src into dst. */
+static int job_run(const gpu_job *b)
+{
+    return b->row->family == XPOSE_FAMILY_INPLACE ? inplace_run(b->id, b->lay)
+                                                  : xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+}
+
 /* Rounds enqueued between two host waits: bounds the events alive at once (2 per job and round). */
 #define ROUNDS_PER_WAIT 128
 
@@ -169,12 +223,15 @@ static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, do
             gpu_job *b = &jobs[j];
             if (b->row->status != XPOSE_OK)
                 continue;
-            st = xpose_reduce_cuda(XPOSE_SUM, XPOSE_I32, g.flush, g.flush_bytes / 4, g.flush_sum, g.stream);
+            if (b->row->family == XPOSE_FAMILY_INPLACE)
+                st = inplace_refill();
+            if (st == XPOSE_OK)
+                st = xpose_reduce_cuda(XPOSE_SUM, XPOSE_I32, g.flush, g.flush_bytes / 4, g.flush_sum, g.stream);
             if (st != XPOSE_OK || cudaEventRecord(ev[2 * (k * n + j)], g.stream) != cudaSuccess) {
                 st = st ? st : XPOSE_ERR_CUDA;
                 break;
             }
-            b->row->status = xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+            b->row->status = job_run(b);
             if (cudaEventRecord(ev[2 * (k * n + j) + 1], g.stream) != cudaSuccess)
                 st = XPOSE_ERR_CUDA;
         }
@@ -212,7 +269,9 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
             st = XPOSE_ERR_CUDA;
     for (int j = 0; j < n && st == XPOSE_OK; j++)
         for (int w = 0; w < 2 && jobs[j].row->status == XPOSE_OK; w++)
-            jobs[j].row->status = xpose_transpose_variant_cuda(jobs[j].id, jobs[j].lay, g.src, g.dst, g.stream);
+            if ((jobs[j].row->status = jobs[j].row->family == XPOSE_FAMILY_INPLACE ? inplace_refill() : XPOSE_OK) ==
+                XPOSE_OK)
+                jobs[j].row->status = job_run(&jobs[j]);
     for (int k0 = 0; k0 < reps && st == XPOSE_OK; k0 += per_wait)
         st = time_rounds(jobs, n, k0, reps - k0 < per_wait ? reps - k0 : per_wait, ev, t, reps, order, &rng);
     for (int j = 0; j < n; j++) {

@@ -64,32 +64,8 @@ static void walk_next(col_walk *w)
         w->acnt = 0, w->ia++;
 }
 
-/* The shift of column j: j / b (rotation) or j mod R (permutation), and how far along it the next column is. */
-typedef struct col_shift {
-    size_t k, cnt, lim, R;
-} col_shift;
-
-static col_shift shift_start(const col_walk *w, size_t j)
-{
-    col_shift s;
-    s.R = w->R;
-    if (w->fn == XP_CKG_ROT)
-        s.k = j / w->b, s.cnt = j % w->b, s.lim = w->b;
-    else
-        s.k = j % w->R, s.cnt = 0, s.lim = 1;
-    return s;
-}
-
-static void shift_next(col_shift *s)
-{
-    if (++s->cnt == s->lim) {
-        s->cnt = 0;
-        if (++s->k == s->R)
-            s->k = 0;
-    }
-}
-
-/* The buffer row of element (i, j): base + or - shift, mod R; base = i, or p(i) for the permutation's scatter. */
+/* The buffer row of element (i, j): base - k or base + k (mod R) for gather or scatter, where base is i (or p(i) for
+ * the permutation's scatter) and k the column's shift: j / b (rotation) or j mod R (permutation). */
 static size_t g_base(const col_walk *w) { return w->fn == XP_CKG_PERM && !w->gather ? walk_p(w) : w->i; }
 
 static size_t g_row(const col_walk *w, size_t base, size_t k)
@@ -102,25 +78,40 @@ static size_t g_row(const col_walk *w, size_t base, size_t k)
 
 static size_t h_row(const col_walk *w) { return w->fn == XP_CKG_PERM && w->gather ? walk_p(w) : w->i; }
 
-/* Loads rows [i0, i1) of the strip of columns [j0, j0 + sw) of matrix m into buf (pitch sw), each element into its
- * buffer row g. */
+/* Loads rows [i0, i1) of the strip of columns [j0, j0 + sw) of matrix m into buf (pitch sw, at most 64 columns),
+ * each element into its buffer row g. Across the strip the shift grows by off[x] (x for the permutation, whose shift is
+ * j mod R; (j0 + x) / b - j0 / b for the rotation), so a row's elements go to buffer rows t0 - off[x] (gather) or
+ * t0 + off[x] (scatter): one table of index steps a strip, and the wrap past row 0 or R - 1 is taken element by
+ * element only in the rows where it happens. A strip one cache line wide keeps the lines a row touches in L1 for the
+ * next rows, which touch the same ones. */
+#define XP_COL_AHEAD 24 /* rows prefetched ahead */
 #define XP_COL_LOAD_(N, T)                                                                                             \
     static void col_load_##N(const xp_ckg *k, xp_ckg_pass ps, const T *m, T *buf, size_t i0, size_t i1, size_t j0,     \
                              size_t sw)                                                                                \
     {                                                                                                                  \
         col_walk w;                                                                                                    \
         walk_start(&w, k, ps, i0);                                                                                     \
-        const col_shift s0 = shift_start(&w, j0);                                                                      \
+        const size_t R = k->R, rot = ps.fn == XP_CKG_ROT, k0 = rot ? j0 / k->b : j0 % R;                               \
+        size_t off[64];                                                                                                \
+        ptrdiff_t idx[64];                                                                                             \
+        for (size_t x = 0; x < sw; x++) {                                                                              \
+            off[x] = rot ? (j0 + x) / k->b - k0 : x;                                                                   \
+            idx[x] = (ps.gather ? -(ptrdiff_t)off[x] : (ptrdiff_t)off[x]) * (ptrdiff_t)sw + (ptrdiff_t)x;              \
+        }                                                                                                              \
+        const size_t top = off[sw - 1];                                                                                \
         for (; w.i < i1; walk_next(&w)) {                                                                              \
             const T *row = m + w.i * k->C + j0;                                                                        \
-            const size_t base = g_base(&w);                                                                            \
-            col_shift s = s0;                                                                                          \
-            if (s.lim > 1 && s.cnt + sw <= s.lim) { /* one shift for the whole strip */                                \
-                memcpy(buf + g_row(&w, base, s.k) * sw, row, sw * sizeof(T));                                          \
-                continue;                                                                                              \
+            if (w.i + XP_COL_AHEAD < i1) /* rows a pitch apart: no hardware prefetcher runs that far ahead */          \
+                __builtin_prefetch(row + XP_COL_AHEAD * k->C);                                                         \
+            const size_t t0 = g_row(&w, g_base(&w), k0);                                                               \
+            if (ps.gather ? t0 >= top : t0 + top < R) {                                                                \
+                T *p = buf + t0 * sw;                                                                                  \
+                for (size_t x = 0; x < sw; x++)                                                                        \
+                    p[idx[x]] = row[x];                                                                                \
+            } else {                                                                                                   \
+                for (size_t x = 0; x < sw; x++)                                                                        \
+                    buf[g_row(&w, t0, off[x] % R) * sw + x] = row[x];                                                  \
             }                                                                                                          \
-            for (size_t x = 0; x < sw; x++, shift_next(&s))                                                            \
-                buf[g_row(&w, base, s.k) * sw + x] = row[x];                                                           \
         }                                                                                                              \
     }
 XP_FOR_EACH_ELEM(XP_COL_LOAD_)
@@ -147,56 +138,60 @@ static void col_load(const xp_ckg *k, xp_ckg_pass ps, const unsigned char *m, un
     }
 }
 
-/* The row shuffle's column d(j) = (j R mod C + (i + j/b) mod R mod C) mod C, walked along j from j0. */
-typedef struct row_walk {
-    size_t C, R, b, x, rs, cnt, y, ymod;
-} row_walk;
-
-static row_walk row_start(const xp_ckg *k, size_t i, size_t j0)
-{
-    row_walk w;
-    w.C = k->C, w.R = k->R, w.b = k->b;
-    w.x = j0 * k->R % k->C;
-    w.rs = k->R % k->C;
-    w.cnt = j0 % k->b;
-    w.y = i + j0 / k->b; /* j0 / b < c <= R */
-    if (w.y >= k->R)
-        w.y -= k->R;
-    w.ymod = w.y % k->C;
-    return w;
-}
-
-static size_t row_d(const row_walk *w)
-{
-    size_t d = w->x + w->ymod;
-    return d >= w->C ? d - w->C : d;
-}
-
-static void row_next(row_walk *w)
-{
-    w->x += w->rs;
-    if (w->x >= w->C)
-        w->x -= w->C;
-    if (++w->cnt == w->b) {
-        w->cnt = 0;
-        if (++w->y == w->R)
-            w->y = 0, w->ymod = 0;
-        else if (++w->ymod == w->C)
-            w->ymod = 0;
-    }
-}
-
-/* Columns [j0, j1) of row i: gather row[j] = buf[d(j)], or scatter buf[d(j)] = row[j]. */
+/* Columns [j0, j1) of row i: gather row[j] = buf[d(j)], or scatter buf[d(j)] = row[j], where
+ * d(j) = (j R mod C + (i + j/b) mod R) mod C. Since b R = a C, j R mod C depends on j mod b alone: over each run of b
+ * columns (one j/b) the second term is a constant and the first starts from 0 and steps by R mod C. Where the runs are
+ * shorter than their count (b < c), a whole row goes column class by column class instead: for each j mod b, j/b
+ * counts up and d with it, by one (mod C), until (i + j/b) wraps at R. */
 #define XP_ROW_MOVE_(N, T)                                                                                             \
     static void row_move_##N(const xp_ckg *k, int gather, size_t i, T *row, T *buf, size_t j0, size_t j1)              \
     {                                                                                                                  \
-        row_walk w = row_start(k, i, j0);                                                                              \
-        if (gather)                                                                                                    \
-            for (size_t j = j0; j < j1; j++, row_next(&w))                                                             \
-                row[j] = buf[row_d(&w)];                                                                               \
-        else                                                                                                           \
-            for (size_t j = j0; j < j1; j++, row_next(&w))                                                             \
-                buf[row_d(&w)] = row[j];                                                                               \
+        const size_t C = k->C, R = k->R, b = k->b, rs = R % C;                                                         \
+        if (j0 == 0 && j1 == C && b < k->c) {                                                                          \
+            for (size_t s = 0, xs = 0; s < b; s++) {                                                                   \
+                size_t y = i, d = (xs + i % C) % C; /* q = 0 */                                                        \
+                T *r = row + s;                                                                                        \
+                for (size_t q = 0; q < k->c; q++, r += b) {                                                            \
+                    if (gather)                                                                                        \
+                        *r = buf[d];                                                                                   \
+                    else                                                                                               \
+                        buf[d] = *r;                                                                                   \
+                    if (++y == R) /* (i + q) mod R wraps: d restarts from j R mod C */                                 \
+                        y = 0, d = xs;                                                                                 \
+                    else if (++d == C)                                                                                 \
+                        d = 0;                                                                                         \
+                }                                                                                                      \
+                xs += rs;                                                                                              \
+                xs = xs >= C ? xs - C : xs;                                                                            \
+            }                                                                                                          \
+            return;                                                                                                    \
+        }                                                                                                              \
+        size_t s = j0 % b, x = s * R % C;                                                                              \
+        size_t y = i + j0 / b; /* j0 / b < c <= R */                                                                   \
+        y = y >= R ? y - R : y;                                                                                        \
+        size_t ym = y % C; /* y mod C, walked with y */                                                                \
+        for (size_t j = j0; j < j1; s = 0, x = 0) {                                                                    \
+            const size_t n = b - s < j1 - j ? b - s : j1 - j;                                                          \
+            if (gather)                                                                                                \
+                for (size_t e = 0; e < n; e++) {                                                                       \
+                    size_t d = x + ym;                                                                                 \
+                    row[j + e] = buf[d >= C ? d - C : d];                                                              \
+                    x += rs;                                                                                           \
+                    x = x >= C ? x - C : x;                                                                            \
+                }                                                                                                      \
+            else                                                                                                       \
+                for (size_t e = 0; e < n; e++) {                                                                       \
+                    size_t d = x + ym;                                                                                 \
+                    buf[d >= C ? d - C : d] = row[j + e];                                                              \
+                    x += rs;                                                                                           \
+                    x = x >= C ? x - C : x;                                                                            \
+                }                                                                                                      \
+            j += n;                                                                                                    \
+            if (++y == R)                                                                                              \
+                y = 0, ym = 0;                                                                                         \
+            else if (++ym == C)                                                                                        \
+                ym = 0;                                                                                                \
+        }                                                                                                              \
     }
 XP_FOR_EACH_ELEM(XP_ROW_MOVE_)
 
@@ -281,8 +276,7 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
     if (col_bytes <= p->slice) {
         size_t sw = p->slice / col_bytes, fair = (k->C + (size_t)nt - 1) / (size_t)nt;
         sw = sw < fair ? sw : fair;
-        if (sw > line)
-            sw -= sw % line;
+        sw = sw < line ? sw : line;
         const long long strips = (long long)((k->C + sw - 1) / sw);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
         for (long long s = 0; s < strips; s++) {

@@ -1,4 +1,5 @@
 /* inplace_variants.c: the registry rows of the GPU in-place transposes (src/cuda/inplace.cu). */
+#include "../core/xp_inplace_math.h"
 #include "xp_cuda.h"
 
 #define GPU_IP(name, params, p0, p1, fn, about)                                                                        \
@@ -14,6 +15,13 @@ static const xp_variant rows[] = {
     GPU_IP("inplace-rect", "", 0, 0, xp_cuda_inplace_rect,
            "any shape: column rotation, row shuffle, column permutation (Catanzaro-Keller-Garland), each row or strip "
            "of columns held whole in the shared memory of a block or a cluster"),
+    GPU_IP("inplace-rect", "fwd", XP_CKG_FORWARD, 0, xp_cuda_inplace_rect,
+           "lab: inplace-rect in the forward form whatever the shape (columns: the matrix's rows)"),
+    GPU_IP("inplace-rect", "inv", XP_CKG_INVERSE, 0, xp_cuda_inplace_rect,
+           "lab: inplace-rect in the inverse form whatever the shape (columns: the matrix's columns)"),
+    GPU_IP(
+        "inplace-rect", "big", 0, 1, xp_cuda_inplace_rect,
+        "lab: inplace-rect with blocks of all the shared memory a block may take (one a multiprocessor), not 100 KiB"),
 };
 
 const xp_variant_table xp_cuda_inplace_table = {rows, XP_COUNT_OF(rows)};

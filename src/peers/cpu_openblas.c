@@ -1,4 +1,5 @@
-/* cpu_openblas.c: cpu-openblas, the library peer: OpenBLAS's out-of-place transposed copy (?omatcopy). */
+/* cpu_openblas.c: cpu-openblas and cpu-openblas-imatcopy, the library peers: OpenBLAS's out-of-place and in-place
+ * transposed copies (?omatcopy, ?imatcopy). */
 #include "peers.h"
 
 #ifdef XPOSE_HAVE_OPENBLAS
@@ -32,6 +33,28 @@ int xp_cpu_openblas(const xp_call *c)
         case 16:
             cblas_zomatcopy(CblasRowMajor, CblasTrans, r, n, one, (const double *)src, lds, (double *)dst, ldd);
             break;
+        default: return XPOSE_ERR_UNSUPPORTED;
+        }
+    }
+    return XPOSE_OK;
+}
+
+/* ?imatcopy takes no workspace from the caller: for a rectangle it allocates a full-size temporary of its own. */
+int xp_cpu_openblas_imatcopy(xp_inplace_call *c)
+{
+    if (!fits_blasint(c->rows) || !fits_blasint(c->cols))
+        return XPOSE_ERR_UNSUPPORTED;
+    c->need = c->need_min = 0;
+    if (c->query)
+        return XPOSE_OK;
+    blasint r = (blasint)c->rows, n = (blasint)c->cols;
+    const double one[2] = {1.0, 0.0};
+    for (size_t b = 0; b < c->batch; b++) {
+        void *a = (unsigned char *)c->data + b * c->rows * c->cols * c->es;
+        switch (c->es) {
+        case 4: cblas_simatcopy(CblasRowMajor, CblasTrans, r, n, 1.0f, (float *)a, n, r); break;
+        case 8: cblas_dimatcopy(CblasRowMajor, CblasTrans, r, n, 1.0, (double *)a, n, r); break;
+        case 16: cblas_zimatcopy(CblasRowMajor, CblasTrans, r, n, one, (double *)a, n, r); break;
         default: return XPOSE_ERR_UNSUPPORTED;
         }
     }

@@ -11,6 +11,7 @@ extern "C" {
 
 int xp_cuda_cublas_geam(const xp_call *c);
 int xp_cpu_openblas(const xp_call *c);
+int xp_cpu_openblas_imatcopy(xp_inplace_call *c);
 
 #ifdef __cplusplus
 }

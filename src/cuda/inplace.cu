@@ -1,0 +1,520 @@
+/* inplace.cu: the GPU in-place transposes: square matrices by tile pairs swapped across the diagonal, rectangular ones
+ * by the passes of xp_inplace_math.h, each group of a pass (a row, or a strip of columns) held whole in the shared
+ * memory of one block or of a thread-block cluster while it is permuted. */
+#include <cooperative_groups.h>
+#include "../core/xp_inplace_math.h"
+#include "xp_cuda_util.cuh"
+
+namespace cg = cooperative_groups;
+
+/* ---- square: tile pairs ------------------------------------------------------------------------------------------ */
+
+/* Tiles of T x T elements, stored in shared memory as T rows of NV accesses of type V (8 or 16 bytes, or one element
+ * where the rows are not aligned to them); a thread moves KV x KV blocks (KV elements a V), transposed in registers. */
+template <class E, class V> struct SqGeo {
+    enum { ES = sizeof(E), KV = sizeof(V) / sizeof(E) };
+    enum { T = ES == 1 ? 128 : ES == 2 || ES == 4 ? 64 : 32 };
+    enum { NV = T / KV, THREADS = 256 };
+};
+
+/* Accesses of one tile row sit in a shared-memory row XOR-ed by the row's block: the KV rows a thread reads for a
+ * transposed block then lie in different banks across the warp. */
+template <class G> __device__ __forceinline__ unsigned sq_swz(unsigned r) { return (r / G::KV) % G::NV; }
+
+/* Loads the rows x cols tile at (r0, c0) of the n x n matrix m into s. */
+template <class E, class V> __device__ __forceinline__ void
+sq_load(const E *m, size_t n, size_t r0, size_t c0, unsigned rows, unsigned cols, V (*s)[SqGeo<E, V>::NV])
+{
+    typedef SqGeo<E, V> G;
+    const unsigned nv = cols / G::KV;
+#pragma unroll 4
+    for (unsigned u = threadIdx.x; u < G::T * G::NV; u += G::THREADS) {
+        const unsigned r = u / G::NV, v = u % G::NV;
+        if (r < rows && v < nv)
+            s[r][v ^ sq_swz<G>(r)] = *(const V *)(m + (r0 + r) * n + c0 + (size_t)v * G::KV);
+    }
+}
+
+/* Stores into the rows x cols tile at (r0, c0) the transpose of the cols x rows tile in s. */
+template <class E, class V> __device__ __forceinline__ void
+sq_store(E *m, size_t n, size_t r0, size_t c0, unsigned rows, unsigned cols, V (*s)[SqGeo<E, V>::NV])
+{
+    typedef SqGeo<E, V> G;
+    const unsigned nbx = rows / G::KV, nby = cols / G::KV;
+    for (unsigned u = threadIdx.x; u < G::NV * G::NV; u += G::THREADS) {
+        const unsigned bx = u / G::NV, by = u % G::NV; /* destination block: rows bx * KV.., columns by * KV.. */
+        if (bx >= nbx || by >= nby)
+            continue;
+        XpLanes<E> in[G::KV], out[G::KV];
+#pragma unroll
+        for (int e = 0; e < G::KV; e++) {
+            const unsigned y = by * G::KV + e;
+            *(V *)&in[e] = s[y][bx ^ sq_swz<G>(y)];
+        }
+#pragma unroll
+        for (int f = 0; f < G::KV; f++)
+#pragma unroll
+            for (int e = 0; e < G::KV; e++)
+                out[f].e[e] = in[e].e[f];
+#pragma unroll
+        for (int f = 0; f < G::KV; f++)
+            *(V *)(m + (r0 + bx * G::KV + f) * n + c0 + (size_t)by * G::KV) = *(const V *)&out[f];
+    }
+}
+
+/* One block a pair of tiles (I, J), I <= J, numbered k = J (J + 1) / 2 + I, over `total` pairs of the batch. */
+template <class E, class V> __global__ void __launch_bounds__(256)
+    sq_kernel(char *data, size_t n, size_t member, unsigned long long pairs, unsigned long long total)
+{
+    typedef SqGeo<E, V> G;
+    __shared__ V s[2][G::T][G::NV];
+    for (unsigned long long p = blockIdx.x; p < total; p += gridDim.x) {
+        const unsigned long long b = p / pairs, k = p % pairs;
+        unsigned long long J = (unsigned long long)((sqrt(8.0 * (double)k + 1.0) - 1.0) / 2.0);
+        while (J * (J + 1) / 2 > k)
+            J--;
+        while ((J + 1) * (J + 2) / 2 <= k)
+            J++;
+        const unsigned long long I = k - J * (J + 1) / 2;
+        E *m = (E *)(data + b * member);
+        const size_t r0 = (size_t)I * G::T, c0 = (size_t)J * G::T;
+        const unsigned h = (unsigned)min((size_t)G::T, n - r0), w = (unsigned)min((size_t)G::T, n - c0);
+        sq_load<E, V>(m, n, r0, c0, h, w, s[0]);
+        if (I != J)
+            sq_load<E, V>(m, n, c0, r0, w, h, s[1]);
+        __syncthreads();
+        if (I != J) {
+            sq_store<E, V>(m, n, r0, c0, h, w, s[1]);
+            sq_store<E, V>(m, n, c0, r0, w, h, s[0]);
+        } else {
+            sq_store<E, V>(m, n, r0, c0, h, w, s[0]);
+        }
+        __syncthreads();
+    }
+}
+
+template <class E, class V> static int sq_launch(const xp_inplace_call *c)
+{
+    typedef SqGeo<E, V> G;
+    const size_t n = c->rows, tiles = (n + G::T - 1) / G::T;
+    const unsigned long long pairs = (unsigned long long)tiles * (tiles + 1) / 2, total = pairs * c->batch;
+    const unsigned grid = (unsigned)(total < (1ull << 20) ? total : (1ull << 20));
+    sq_kernel<E, V><<<grid, G::THREADS, 0, (cudaStream_t)c->stream>>>((char *)c->data, n, n * n * c->es, pairs, total);
+    return xp_cuda_launch_status();
+}
+
+extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
+{
+    if (c->rows != c->cols && c->rows != 1 && c->cols != 1)
+        return XPOSE_ERR_UNSUPPORTED;
+    c->need = c->need_min = 0;
+    if (c->query || c->rows == 1 || c->cols == 1)
+        return XPOSE_OK;
+    if (c->rows >= (1ull << 31))
+        return XPOSE_ERR_UNSUPPORTED;
+    /* 16-byte accesses where every tile row starts on 16 bytes (8 for bytes: 8 x 8 blocks in 16 registers, not
+     * 16 x 16 in 64, which halved the blocks a multiprocessor holds). */
+    const size_t vb = c->es == 1 ? 8 : 16;
+    const int vec = (uintptr_t)c->data % vb == 0 && c->rows * c->es % vb == 0;
+    switch (c->es) {
+    case 1: return vec ? sq_launch<uint8_t, uint2>(c) : sq_launch<uint8_t, uint8_t>(c);
+    case 2: return vec ? sq_launch<uint16_t, uint4>(c) : sq_launch<uint16_t, uint16_t>(c);
+    case 4: return vec ? sq_launch<uint32_t, uint4>(c) : sq_launch<uint32_t, uint32_t>(c);
+    case 8: return vec ? sq_launch<uint64_t, uint4>(c) : sq_launch<uint64_t, uint64_t>(c);
+    default: return sq_launch<xp_v16, xp_v16>(c);
+    }
+}
+
+/* ---- rectangular: the passes ------------------------------------------------------------------------------------ */
+
+/* One pass over the batch. A group is a row (row pass: C elements) or a strip of W columns (column pass: R rows of
+ * up to W elements), split between the K blocks of a cluster: block k holds slots [k part, (k + 1) part) of a row,
+ * or rows [k part, (k + 1) part) of a strip. Every group is loaded whole into shared memory before any of it is
+ * stored, so the pass permutes in place. */
+struct RectArgs {
+    char *data;
+    size_t member;             /* bytes per matrix */
+    unsigned long long groups; /* in the batch */
+    unsigned per_member;       /* groups per matrix */
+    unsigned R, C, a, b;       /* the view and the decomposition (xp_ckg) */
+    unsigned W, part, K;       /* strip width (column pass), slots or rows per block, blocks per group */
+    int fn, gather;            /* the pass (xp_ckg_pass) */
+    unsigned rm, step;         /* row pass: R mod C, and (threads * KV * R) mod C */
+    xp_fdiv fa, fb, fC, fR, fpart;
+};
+
+enum { RECT_THREADS = 512 };
+
+/* Shared memory of block `rank` of the cluster (this block's where K is 1). */
+__device__ __forceinline__ char *rect_smem(char *own, unsigned rank, unsigned K)
+{
+#if __CUDA_ARCH__ >= 900
+    if (K > 1)
+        return (char *)cg::this_cluster().map_shared_rank((void *)own, rank);
+#endif
+    (void)rank, (void)K;
+    return own;
+}
+
+__device__ __forceinline__ void rect_sync(unsigned K)
+{
+#if __CUDA_ARCH__ >= 900
+    if (K > 1) {
+        cg::this_cluster().sync();
+        return;
+    }
+#endif
+    (void)K;
+    __syncthreads();
+}
+
+/* The row shuffle's d(j) for the element after x: walked along j (xp_ckg_shuf). */
+__device__ __forceinline__ unsigned rect_d(const RectArgs &A, unsigned i, unsigned j, unsigned x)
+{
+    unsigned y = i + xp_fdiv_div(A.fb, j); /* < 2R */
+    if (y >= A.R)
+        y -= A.R;
+    if (y >= A.C)
+        y = xp_fdiv_mod(A.fC, y);
+    unsigned d = x + y;
+    return d >= A.C ? d - A.C : d;
+}
+
+/* The row pass on row i: gather (row[j] = old row[d(j)]) or scatter (row[d(j)] = old row[j]). */
+template <class E, class V> __device__ void rect_row(const RectArgs &A, E *row, unsigned i, unsigned rank, char *own)
+{
+    enum { KV = sizeof(V) / sizeof(E), U = 4 };
+    const unsigned lo = rank * A.part, hi = min(A.C, lo + A.part); /* this block's slots: lo and part whole V's */
+    const unsigned v0 = lo / KV, v1 = (hi + KV - 1) / KV, T = blockDim.x;
+    /* j * R mod C at this thread's first element, then walked: + step per vector of the loop. */
+    unsigned x0 = (unsigned)((unsigned long long)(v0 + threadIdx.x) * KV * A.R % A.C);
+    if (!A.gather) { /* scatter while loading; store linearly */
+        unsigned x = x0;
+        for (unsigned v = v0 + threadIdx.x; v < v1; v += U * T) {
+            V in[U];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (v + u * T < v1)
+                    in[u] = *(const V *)(row + (size_t)(v + u * T) * KV);
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                if (v + u * T < v1) {
+                    XpLanes<E> l;
+                    *(V *)&l = in[u];
+                    unsigned xe = x;
+#pragma unroll
+                    for (int e = 0; e < KV; e++) {
+                        const unsigned d = rect_d(A, i, (v + u * T) * KV + e, xe), r = xp_fdiv_div(A.fpart, d);
+                        ((E *)rect_smem(own, r, A.K))[d - r * A.part] = l.e[e];
+                        xe += A.rm;
+                        xe = xe >= A.C ? xe - A.C : xe;
+                    }
+                }
+                x += A.step;
+                x = x >= A.C ? x - A.C : x;
+            }
+        }
+        rect_sync(A.K);
+        for (unsigned v = v0 + threadIdx.x; v < v1; v += T)
+            *(V *)(row + (size_t)v * KV) = *(const V *)(own + (size_t)(v - v0) * sizeof(V));
+    } else { /* load linearly; gather while storing */
+        for (unsigned v = v0 + threadIdx.x; v < v1; v += T)
+            *(V *)(own + (size_t)(v - v0) * sizeof(V)) = *(const V *)(row + (size_t)v * KV);
+        rect_sync(A.K);
+        unsigned x = x0;
+        for (unsigned v = v0 + threadIdx.x; v < v1; v += U * T) {
+            XpLanes<E> out[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                if (v + u * T < v1) {
+                    unsigned xe = x;
+#pragma unroll
+                    for (int e = 0; e < KV; e++) {
+                        const unsigned d = rect_d(A, i, (v + u * T) * KV + e, xe), r = xp_fdiv_div(A.fpart, d);
+                        out[u].e[e] = ((const E *)rect_smem(own, r, A.K))[d - r * A.part];
+                        xe += A.rm;
+                        xe = xe >= A.C ? xe - A.C : xe;
+                    }
+                }
+                x += A.step;
+                x = x >= A.C ? x - A.C : x;
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (v + u * T < v1)
+                    *(V *)(row + (size_t)(v + u * T) * KV) = *(const V *)&out[u];
+        }
+    }
+    rect_sync(A.K); /* no block reads or overwrites a group another still uses */
+}
+
+/* p(i) = (i C - i / a) mod R (xp_ckg_p). */
+__device__ __forceinline__ unsigned rect_p(const RectArgs &A, unsigned i)
+{
+    const unsigned x = (unsigned)((unsigned long long)i * A.C % A.R), q = xp_fdiv_div(A.fa, i);
+    return x >= q ? x - q : x + A.R - q;
+}
+
+/* The shift of column j: j / b (rotation) or j mod R (permutation). */
+__device__ __forceinline__ unsigned rect_shift(const RectArgs &A, unsigned j)
+{
+    return A.fn == XP_CKG_ROT ? xp_fdiv_div(A.fb, j) : xp_fdiv_mod(A.fR, j);
+}
+
+/* The column pass on the strip of columns [j0, j0 + w): every element (i, j) loaded into shared row g(i, j), then
+ * shared row h(i) stored into row i (cpu_inplace_rect.c's col_walk says why the functions split so). */
+template <class E, class V>
+__device__ void rect_col(const RectArgs &A, E *m, unsigned j0, unsigned w, unsigned rank, char *own)
+{
+    enum { KV = sizeof(V) / sizeof(E) };
+    const unsigned lo = rank * A.part, hi = min(A.R, lo + A.part), nv = w / KV, T = blockDim.x;
+    const unsigned units = (hi > lo ? hi - lo : 0) * nv;
+    const int perm = A.fn == XP_CKG_PERM;
+    for (unsigned u = threadIdx.x; u < units; u += T) {
+        const unsigned i = lo + u / nv, v = u % nv, j = j0 + v * KV;
+        const V in = *(const V *)(m + (size_t)i * A.C + j);
+        XpLanes<E> l;
+        *(V *)&l = in;
+        const unsigned base = perm && !A.gather ? rect_p(A, i) : i;
+        unsigned k = rect_shift(A, j), klast = rect_shift(A, j + KV - 1);
+        if (!perm && k == klast) { /* one rotation for the whole access */
+            unsigned g =
+                A.gather ? (base >= k ? base - k : base + A.R - k) : (base + k >= A.R ? base + k - A.R : base + k);
+            const unsigned r = xp_fdiv_div(A.fpart, g);
+            *(V *)(rect_smem(own, r, A.K) + ((size_t)(g - r * A.part) * A.W + v * KV) * sizeof(E)) = in;
+            continue;
+        }
+#pragma unroll
+        for (int e = 0; e < KV; e++) {
+            k = rect_shift(A, j + e);
+            const unsigned g =
+                A.gather ? (base >= k ? base - k : base + A.R - k) : (base + k >= A.R ? base + k - A.R : base + k);
+            const unsigned r = xp_fdiv_div(A.fpart, g);
+            ((E *)rect_smem(own, r, A.K))[(size_t)(g - r * A.part) * A.W + v * KV + e] = l.e[e];
+        }
+    }
+    rect_sync(A.K);
+    for (unsigned u = threadIdx.x; u < units; u += T) {
+        const unsigned i = lo + u / nv, v = u % nv;
+        const unsigned h = perm && A.gather ? rect_p(A, i) : i, r = xp_fdiv_div(A.fpart, h);
+        *(V *)(m + (size_t)i * A.C + j0 + v * KV) =
+            *(const V *)(rect_smem(own, r, A.K) + ((size_t)(h - r * A.part) * A.W + v * KV) * sizeof(E));
+    }
+    rect_sync(A.K);
+}
+
+template <class E, class V> __global__ void __launch_bounds__(RECT_THREADS) rect_kernel(const RectArgs A)
+{
+    extern __shared__ __align__(16) char smem[];
+    const unsigned rank = blockIdx.x % A.K;
+    const unsigned long long clusters = gridDim.x / A.K;
+    for (unsigned long long g = blockIdx.x / A.K; g < A.groups; g += clusters) {
+        const unsigned long long b = g / A.per_member;
+        const unsigned q = (unsigned)(g % A.per_member);
+        E *m = (E *)(A.data + b * A.member);
+        if (A.fn == XP_CKG_SHUF) {
+            rect_row<E, V>(A, m + (size_t)q * A.C, q, rank, smem);
+        } else {
+            const unsigned j0 = q * A.W;
+            rect_col<E, V>(A, m, j0, min(A.W, A.C - j0), rank, smem);
+        }
+    }
+}
+
+/* The long-row path, for rows no cluster holds: one row at a time through the workspace. */
+template <class E> __global__ void rect_row_global(const E *row, E *ws, unsigned long long R, unsigned long long C,
+                                                   unsigned long long b, unsigned long long i, int gather)
+{
+    xp_ckg k;
+    k.R = R, k.C = C, k.b = b;
+    for (unsigned long long j = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; j < C;
+         j += (unsigned long long)gridDim.x * blockDim.x) {
+        const size_t d = xp_ckg_shuf(&k, i, j);
+        if (gather)
+            ws[j] = row[d];
+        else
+            ws[d] = row[j];
+    }
+}
+
+/* A block's share of a group, by preference at most this (two blocks a multiprocessor), else up to the opt-in maximum
+ * (rect_split); a lab row (p1) takes the maximum first. */
+#define RECT_BUDGET ((size_t)100 << 10)
+
+/* What the device gives a pass: opt-in shared memory per block and blocks per cluster. */
+struct RectDevice {
+    size_t optin, budget; /* opt-in shared memory a block; the share a block takes by preference */
+    unsigned kmax;
+};
+
+static int rect_device(RectDevice *d, int big)
+{
+    int dev = 0, optin = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    d->optin = (size_t)optin;
+    d->budget = big || RECT_BUDGET > d->optin ? d->optin : RECT_BUDGET;
+    d->kmax = major >= 9 ? 8 : 1; /* clusters from sm_90 on; 8: the portable size */
+    return XPOSE_OK;
+}
+
+/* The blocks per group (0: no cluster holds it) and each block's slots of `unit` bytes (a multiple of align). */
+static unsigned rect_split(const RectDevice &d, size_t slots, size_t unit, size_t align, unsigned *part)
+{
+    const size_t budgets[2] = {d.budget, d.optin};
+    for (int t = 0; t < 2; t++) {
+        size_t per = budgets[t] / unit / align * align; /* slots a block holds */
+        if (per == 0)
+            continue;
+        size_t k = (slots + per - 1) / per;
+        if (k <= d.kmax) {
+            size_t p = (slots + k - 1) / k;
+            p = (p + align - 1) / align * align;
+            *part = (unsigned)p;
+            return (unsigned)((slots + p - 1) / p);
+        }
+    }
+    return 0;
+}
+
+/* One launch of pass ps over the batch. */
+template <class E, class V>
+static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, const RectDevice &d)
+{
+    enum { KV = sizeof(V) / sizeof(E) };
+    const size_t es = sizeof(E);
+    RectArgs A;
+    memset(&A, 0, sizeof A);
+    A.data = (char *)c->data;
+    A.member = c->rows * c->cols * es;
+    A.R = (unsigned)k.R, A.C = (unsigned)k.C, A.a = (unsigned)k.a, A.b = (unsigned)k.b;
+    A.fn = ps.fn, A.gather = ps.gather;
+    size_t smem;
+    if (ps.fn == XP_CKG_SHUF) {
+        A.K = rect_split(d, k.C, es, KV, &A.part);
+        A.W = A.C;
+        A.per_member = A.R;
+        smem = (size_t)A.part * es;
+        A.rm = (unsigned)(k.R % k.C);
+        A.step = (unsigned)((unsigned long long)RECT_THREADS * KV % k.C * (k.R % k.C) % k.C);
+    } else {
+        /* Strips of 128 bytes of a row where a block holds them, else narrower, down to one vector. */
+        A.K = 0;
+        for (size_t wb = 128; wb >= sizeof(V) && !A.K; wb /= 2) {
+            A.W = (unsigned)(wb / es);
+            A.K = rect_split(d, k.R, wb, 1, &A.part);
+            if (A.K > 1 && wb > 32 && wb > sizeof(V))
+                A.K = 0; /* a narrower strip that one block holds beats a wide one split across a cluster */
+        }
+        if (!A.K) { /* the narrowest strips, across a cluster */
+            A.W = (unsigned)(sizeof(V) / es);
+            A.K = rect_split(d, k.R, sizeof(V), 1, &A.part);
+        }
+        A.per_member = (unsigned)((k.C + A.W - 1) / A.W);
+        smem = (size_t)A.part * A.W * es;
+    }
+    if (!A.K)
+        return XPOSE_ERR_UNSUPPORTED;
+    A.groups = (unsigned long long)A.per_member * c->batch;
+    A.fa = xp_fdiv_make(A.a);
+    A.fb = xp_fdiv_make(A.b);
+    A.fC = xp_fdiv_make(A.C);
+    A.fR = xp_fdiv_make(A.R);
+    A.fpart = xp_fdiv_make(A.part);
+    const void *fn = (const void *)rect_kernel<E, V>;
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    const unsigned long long cap = 1ull << 20, clusters = A.groups < cap ? A.groups : cap;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(clusters * A.K));
+    cfg.blockDim = dim3(RECT_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = (cudaStream_t)c->stream;
+    cudaLaunchAttribute at;
+    if (A.K > 1) {
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = A.K;
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = 1;
+        int active = 0; /* a cluster of K such blocks must fit the device at all */
+        if (cudaOccupancyMaxActiveClusters(&active, rect_kernel<E, V>, &cfg) != cudaSuccess || active < 1) {
+            cudaGetLastError();
+            return XPOSE_ERR_UNSUPPORTED;
+        }
+    }
+    if (cudaLaunchKernelEx(&cfg, rect_kernel<E, V>, A) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    return xp_cuda_launch_status();
+}
+
+/* The long-row path of a row pass: each row of each matrix permuted into the workspace, then copied back. */
+template <class E> static int rect_rows_global(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps)
+{
+    const cudaStream_t st = (cudaStream_t)c->stream;
+    const size_t bytes = k.C * sizeof(E);
+    for (size_t b = 0; b < c->batch; b++)
+        for (size_t i = 0; i < k.R; i++) {
+            E *row = (E *)((char *)c->data + (b * k.R + i) * bytes);
+            rect_row_global<E><<<1024, 256, 0, st>>>(row, (E *)c->ws, k.R, k.C, k.b, i, ps.gather);
+            if (cudaGetLastError() != cudaSuccess ||
+                cudaMemcpyAsync(row, c->ws, bytes, cudaMemcpyDeviceToDevice, st) != cudaSuccess) {
+                cudaGetLastError();
+                return XPOSE_ERR_CUDA;
+            }
+        }
+    return XPOSE_OK;
+}
+
+template <class E, class V> static int rect_launch(const xp_inplace_call *c, const xp_ckg &k, const RectDevice &d)
+{
+    xp_ckg_pass ps[3];
+    const int np = xp_ckg_passes(&k, ps);
+    for (int q = 0; q < np; q++) {
+        int st = ps[q].fn == XP_CKG_SHUF && c->ws ? rect_rows_global<E>(c, k, ps[q]) : rect_run<E, V>(c, k, ps[q], d);
+        if (st != XPOSE_OK)
+            return st;
+    }
+    return XPOSE_OK;
+}
+
+extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
+{
+    c->need = c->need_min = 0;
+    if (c->rows == 1 || c->cols == 1)
+        return XPOSE_OK;
+    if (c->rows >= (1ull << 31) || c->cols >= (1ull << 31))
+        return XPOSE_ERR_UNSUPPORTED; /* the kernels index rows and columns in 32 bits */
+    const xp_ckg k = xp_ckg_plan(c->rows, c->cols, c->p0);
+    RectDevice d;
+    int st = rect_device(&d, c->p1);
+    if (st != XPOSE_OK)
+        return st;
+    /* Rows no cluster holds go through the workspace, one at a time. */
+    unsigned part;
+    const size_t row_bytes = k.C * c->es;
+    if (!rect_split(d, k.C, c->es, 16 / c->es > 1 ? 16 / c->es : 1, &part))
+        c->need = c->need_min = row_bytes;
+    if (c->query)
+        return XPOSE_OK;
+    if (!c->need)
+        c->ws = NULL;
+    const int vec = (uintptr_t)c->data % 16 == 0 && k.C * c->es % 16 == 0;
+    switch (c->es) {
+    case 1: return vec ? rect_launch<uint8_t, uint4>(c, k, d) : rect_launch<uint8_t, uint8_t>(c, k, d);
+    case 2: return vec ? rect_launch<uint16_t, uint4>(c, k, d) : rect_launch<uint16_t, uint16_t>(c, k, d);
+    case 4: return vec ? rect_launch<uint32_t, uint4>(c, k, d) : rect_launch<uint32_t, uint32_t>(c, k, d);
+    case 8: return vec ? rect_launch<uint64_t, uint4>(c, k, d) : rect_launch<uint64_t, uint64_t>(c, k, d);
+    default: return rect_launch<xp_v16, xp_v16>(c, k, d);
+    }
+}
