@@ -492,6 +492,38 @@ for start in list(edges):
     assert not c, "circular calls: " + " -> ".join(c)
 assert edges.get("bench.c") and "bench_transpose.c" in edges["bench.c"], edges
 '
+# --op inplace: in-place rows next to the copy rows, each verified against the out-of-place reference; options the
+# in-place bench does not read, and variants of another family, are refused.
+usage_error "unknown op" -- "$X" bench --op sideways --size 64 --backend cpu --reps 1
+for opt in "--ld-src 80" "--ld-dst 80" "--peers" "--sweep" "--preset seed000" "--plot /tmp/xpose-ip.png"; do
+    usage_error "$opt with --op inplace" -- "$X" bench --op inplace --size 64 $opt --backend cpu --reps 1
+done
+usage_error "an out-of-place variant in the in-place bench" -- "$X" bench --op inplace --variants cpu-fast --size 64 --backend cpu --reps 1
+usage_error "an in-place variant in the transpose bench" -- "$X" bench --variants cpu-inplace-rect --size 64 --backend cpu --reps 1
+usage_error "an in-place variant in the reduce bench" -- "$X" bench --op reduce --variants cpu-inplace-rect --n 1000 --backend cpu --reps 1
+check "--op inplace: every row verified, related to its copy rows and the cycle-following baseline" "$("$X" bench --op inplace --rows 96 --cols 160 --batch 3 --backend cpu --reps 2 --format json)" '
+import json, sys
+d = json.load(sys.stdin)
+rows = {r["variant"]: r for r in d["results"]}
+assert all(r["verified"] for r in d["results"]), d["results"]
+for v in ("cpu-memcpy", "cpu-stream", "cpu-inplace-naive", "cpu-inplace-rect"):
+    assert v in rows, (v, list(rows))
+r = rows["cpu-inplace-rect"]
+assert (r["rows"], r["cols"], r["batch"]) == (96, 160, 3), r
+assert r["pct_memcpy"] is not None and r["speedup"] is not None, r
+assert "cpu-inplace-square" not in rows and "not run at 96x160: cpu-inplace-square" in d["note"], d["note"]
+assert "re-filled from the source before each timed run" in d["note"], d["note"]
+'
+check "--op inplace: a square list, one setup per size" "$("$X" bench --op inplace --size 64,96 --type u16 --variants cpu-inplace-square --backend cpu --reps 1 --format csv)" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+sq = [r for r in rows if r["variant"] == "cpu-inplace-square"]
+assert [r["rows"] for r in sq] == ["64", "96"] and all(r["elem_size"] == "2" and r["verified"] == "true" for r in sq), rows
+assert all(r["pct_memcpy"] for r in sq), rows
+'
+if [ "$have_gpu" -eq 0 ]; then
+    usage_error "--op inplace --backend cuda without a GPU" -- "$X" bench --op inplace --backend cuda --size 64 --reps 1
+fi
 # A plot that cannot be drawn is refused before the bench runs (gnuplot would draw the PNG to standard output instead).
 usage_error "plot into a missing directory" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png
 usage_error "plot file name with a quote" -- "$X" bench --size 64 --backend cpu --reps 1 --plot "/tmp/xpose'plot.png"
