@@ -13,12 +13,13 @@ typedef struct ip_shape {
     size_t rows, cols;
 } ip_shape;
 
-/* Squares, gcd 1, gcd > 1, vectors, primes, and matrices past a thread's 1 MiB buffer (the pass path). */
+/* Squares, gcd 1, gcd > 1, vectors, primes, and matrices past a thread's 1 MiB buffer (the pass path; the last three,
+ * whose gcd makes chunks of 256 bytes and more, the tile form). */
 static const ip_shape shapes[] = {
-    {1, 1},     {2, 2},     {3, 3},     {17, 17},   {64, 64},    {65, 65},    {127, 127},
-    {300, 300}, {2, 3},     {3, 2},     {7, 11},    {13, 8},     {4, 6},      {6, 4},
-    {12, 18},   {100, 250}, {250, 100}, {64, 128},  {1, 1000},   {1000, 1},   {101, 103},
-    {997, 13},  {13, 997},  {31, 1024}, {257, 129}, {720, 1080}, {1021, 509}, {512, 1536},
+    {1, 1},     {2, 2},      {3, 3},      {17, 17},    {64, 64},     {65, 65},     {127, 127},   {300, 300},
+    {2, 3},     {3, 2},      {7, 11},     {13, 8},     {4, 6},       {6, 4},       {12, 18},     {100, 250},
+    {250, 100}, {64, 128},   {1, 1000},   {1000, 1},   {101, 103},   {997, 13},    {13, 997},    {31, 1024},
+    {257, 129}, {720, 1080}, {1021, 509}, {512, 1536}, {2560, 1536}, {1024, 3072}, {3000, 2000},
 };
 
 /* Margins around the data, poisoned: a variant that writes outside the matrices fails. */
@@ -93,7 +94,10 @@ static void variants(void)
             size_t r = square_only ? 33 : 17, c = 33;
             CHECK_STATUS(check_one(id, XPOSE_BACKEND_CPU, r, c, elem_sizes[e], 5, NULL, 0, 77 + (unsigned)e), XPOSE_OK,
                          "%s batch of 5 %zux%zu es %zu", id, r, c, elem_sizes[e]);
-            if (!naive) {
+            if (!naive) { /* batches past a buffer: the tile form, and the passes */
+                CHECK_STATUS(check_one(id, XPOSE_BACKEND_CPU, 1024, square_only ? 1024 : 2048, elem_sizes[e], 2, NULL,
+                                       0, 99 + (unsigned)e),
+                             XPOSE_OK, "%s batch of 2 1024-row matrices es %zu", id, elem_sizes[e]);
                 r = square_only ? 600 : 360, c = 600;
                 CHECK_STATUS(check_one(id, XPOSE_BACKEND_CPU, r, c, elem_sizes[e], 3, NULL, 0, 88 + (unsigned)e),
                              XPOSE_OK, "%s batch of 3 %zux%zu es %zu", id, r, c, elem_sizes[e]);

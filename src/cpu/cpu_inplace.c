@@ -78,12 +78,12 @@ void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m,
 /* Square tiles of 4-16 KiB: a pair and the thread's buffer stay in L1 and L2 while they are swapped. */
 static size_t square_tile(size_t es) { return es <= 4 ? 64 : 32; }
 
-/* Swaps tile row I's pairs (I, J), J >= I, of one n x n matrix: tile (J, I) aside into buf, tile (I, J) transposed
- * into its place, then buf transposed into (I, J). Each element is read from memory and written back once. */
-static void square_row(unsigned char *m, size_t n, size_t es, size_t t, size_t I, xp_fast_region_fn region,
+/* Swaps tile row I's pairs (I, J), J >= I, of one n x n matrix (rows ld bytes apart): tile (J, I) aside into buf, tile
+ * (I, J) transposed into its place, then buf transposed into (I, J). Each element is read and written back once. */
+static void square_row(unsigned char *m, size_t n, size_t ld, size_t es, size_t t, size_t I, xp_fast_region_fn region,
                        unsigned char *buf)
 {
-    const size_t ld = n * es, i0 = I * t, h = n - i0 < t ? n - i0 : t;
+    const size_t i0 = I * t, h = n - i0 < t ? n - i0 : t;
     for (size_t j0 = i0; j0 < n; j0 += t) {
         const size_t w = n - j0 < t ? n - j0 : t;
         unsigned char *a = m + i0 * ld + j0 * es, *b = m + j0 * ld + i0 * es; /* tiles (I, J): h x w, (J, I): w x h */
@@ -112,8 +112,16 @@ int xp_cpu_inplace_square(xp_inplace_call *c)
         _Alignas(64) unsigned char buf[32 * 32 * 16];
 #pragma omp for schedule(dynamic, 1)
         for (long long k = 0; k < jobs; k++)
-            square_row(data + (size_t)(k / (long long)tiles) * n * n * es, n, es, t, (size_t)(k % (long long)tiles),
-                       region, buf);
+            square_row(data + (size_t)(k / (long long)tiles) * n * n * es, n, n * es, es, t,
+                       (size_t)(k % (long long)tiles), region, buf);
     }
     return XPOSE_OK;
+}
+
+size_t xp_cpu_square_tiles(size_t n, size_t es) { return (n + square_tile(es) - 1) / square_tile(es); }
+
+void xp_cpu_square_tile_row(unsigned char *m, size_t n, size_t ld, size_t es, size_t I)
+{
+    _Alignas(64) unsigned char buf[32 * 32 * 16];
+    square_row(m, n, ld, es, square_tile(es), I, xp_fast_pick_isa()->region[0][xp_elem_index(es)], buf);
 }

@@ -14,8 +14,25 @@ typedef struct rect_plan {
     size_t slice;      /* a thread's buffer: min(XP_INPLACE_SLICE, member), a multiple of 64 */
     size_t shared;     /* the long-row buffer for groups a slice cannot hold: 0, or max(rows, cols) * es */
     int threads;
-    int form; /* xp_ckg_plan's form (the variant's p0) */
+    int form;    /* xp_ckg_plan's form (the variant's p0) */
+    size_t tile; /* the tile form's gcd(rows, cols) (tile_form_fits), else 0 */
+    size_t bits; /* its bitmap's bytes, at the start of slice 0 */
 } rect_plan;
+
+/* The tile form, for matrices whose gcd(rows, cols) = g makes chunks of g elements worth moving whole (at least
+ * XP_TILE_CHUNK bytes): each g x g block transposed in place by the square tile swap, then the g-element chunks
+ * permuted to their places by following the permutation's cycles, whole chunks a move. Two passes, each as fast as the
+ * square transpose or a copy, against the decomposition's two or three strided ones. Its bitmap (a bit a chunk) and
+ * a chunk's room fit slice 0, so the workspace is the decomposition's. */
+#define XP_TILE_CHUNK 256
+
+static void tile_form_fits(const xp_inplace_call *c, rect_plan *p)
+{
+    const size_t g = xp_gcd(c->rows, c->cols), chunk = g * c->es, n = c->rows / g * c->cols;
+    const size_t bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    if (chunk >= XP_TILE_CHUNK && bits + chunk <= p->slice && p->member > p->slice && p->form == XP_CKG_AUTO)
+        p->tile = g, p->bits = bits;
+}
 
 static void plan(const xp_inplace_call *c, rect_plan *p)
 {
@@ -28,6 +45,7 @@ static void plan(const xp_inplace_call *c, rect_plan *p)
     const size_t longest = (c->rows > c->cols ? c->rows : c->cols) * c->es;
     p->shared = longest > p->slice ? longest : 0;
     p->threads = xp_cpu_inplace_threads(c->batch * p->member);
+    tile_form_fits(c, p);
 }
 
 /* Where a column pass puts element (i, j) of the strip in the buffer, and which buffer row becomes matrix row i: the
@@ -300,6 +318,66 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
     }
 }
 
+/* The chunk at position q of the transposed matrix (dims b x g x a: column block J, row y within the block, row block
+ * I) comes from position (I, y, J) of the matrix of transposed blocks (dims a x g x b). */
+static size_t chunk_src(size_t q, size_t a, size_t g, size_t b)
+{
+    const size_t I = q % a, y = q / a % g, J = q / a / g;
+    return (I * g + y) * b + J;
+}
+
+static int bit_get(const unsigned char *bits, size_t x)
+{
+    return __atomic_load_n(&bits[x >> 3], __ATOMIC_RELAXED) >> (x & 7) & 1;
+}
+
+static void bit_set(unsigned char *bits, size_t x)
+{
+    __atomic_fetch_or(&bits[x >> 3], (unsigned char)(1u << (x & 7)), __ATOMIC_RELAXED);
+}
+
+static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
+{
+    const size_t g = p->tile, es = c->es, a = c->rows / g, b = c->cols / g, n = a * b * g, chunk = g * es;
+    const size_t tiles = xp_cpu_square_tiles(g, es);
+    const long long jobs = (long long)(a * b * tiles);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long long k = 0; k < jobs; k++) {
+        const size_t blk = (size_t)k / tiles, I = blk / b, J = blk % b;
+        xp_cpu_square_tile_row(m + (I * g * c->cols + J * g) * es, g, c->cols * es, es, (size_t)k % tiles);
+    }
+    unsigned char *bits = ws;
+    memset(bits, 0, p->bits);
+    /* A cycle is moved by the thread that finds its smallest position (walking it, reads only); the bits it sets as
+     * it goes only spare the others those walks. */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        unsigned char *tmp = ws + (size_t)thread_id() * p->slice + (thread_id() == 0 ? p->bits : 0);
+#pragma omp for schedule(dynamic, 64)
+        for (long long s_ = 0; s_ < (long long)n; s_++) {
+            const size_t s = (size_t)s_;
+            if (bit_get(bits, s))
+                continue;
+            size_t x = chunk_src(s, a, g, b);
+            while (x > s)
+                x = chunk_src(x, a, g, b);
+            if (x < s || chunk_src(s, a, g, b) == s)
+                continue; /* not the cycle's smallest position, or a chunk in place */
+            memcpy(tmp, m + s * chunk, chunk);
+            for (x = s;;) {
+                const size_t y = chunk_src(x, a, g, b);
+                bit_set(bits, x);
+                if (y == s) {
+                    memcpy(m + x * chunk, tmp, chunk);
+                    break;
+                }
+                memcpy(m + x * chunk, m + y * chunk, chunk);
+                x = y;
+            }
+        }
+    }
+}
+
 int xp_cpu_inplace_rect(xp_inplace_call *c)
 {
     rect_plan p;
@@ -322,6 +400,11 @@ int xp_cpu_inplace_rect(xp_inplace_call *c)
         for (long long b = 0; b < (long long)c->batch; b++)
             xp_cpu_inplace_small(c->rows, c->cols, p.es, data + (size_t)b * p.member,
                                  ws + (size_t)thread_id() * p.slice);
+        return XPOSE_OK;
+    }
+    if (p.tile) {
+        for (size_t b = 0; b < c->batch; b++)
+            tile_form(c, &p, data + b * p.member, ws, nt);
         return XPOSE_OK;
     }
     xp_ckg_pass passes[3];
