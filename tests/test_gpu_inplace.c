@@ -170,11 +170,7 @@ static void huge(const char *id, size_t rows, size_t cols)
     t_dev_mem.upload(d, h, n);
     CHECK_STATUS(xpose_transpose_inplace_variant(id, rows, cols, 1, 1, d, NULL, 0), XPOSE_OK, "%s huge", id);
     t_dev_mem.download(got, d, n);
-    size_t bad = 0;
-    for (size_t i0 = 0; i0 < rows; i0 += 64)
-        for (size_t j = 0; j < cols; j++)
-            for (size_t i = i0; i < i0 + 64 && i < rows; i++)
-                bad += got[j * rows + i] != h[i * cols + j];
+    size_t bad = t_transpose_mismatches(h, got, rows, cols);
     CHECK(bad == 0, "%s: %zu wrong bytes in the %zux%zu (> 2^31) case", id, bad, rows, cols);
 out:
     free(h), free(got);

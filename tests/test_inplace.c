@@ -230,6 +230,20 @@ static void bad_input(void)
     }
 }
 
+/* The GPU suites' check of their > 2^31-element cases (testing.c), on a small matrix: right, then one byte off. */
+static void mismatch_counter(void)
+{
+    const size_t rows = 70, cols = 131;
+    unsigned char *a = malloc(rows * cols), *t = malloc(rows * cols);
+    xv_fill_random(a, rows * cols, 5);
+    memcpy(t, a, rows * cols);
+    CHECK_STATUS(xpose_transpose_inplace(XPOSE_BACKEND_CPU, rows, cols, 1, 1, t, NULL, 0), XPOSE_OK, "bytes");
+    CHECK(t_transpose_mismatches(a, t, rows, cols) == 0, "a right transpose counted wrong");
+    t[17] ^= 1;
+    CHECK(t_transpose_mismatches(a, t, rows, cols) == 1, "one wrong byte not counted once");
+    free(a), free(t);
+}
+
 /* xp_fdiv against the hardware division, on divisors and dividends at every edge. */
 static void fast_division(void)
 {
@@ -294,6 +308,7 @@ static void pass_math(void)
 
 int main(void)
 {
+    mismatch_counter();
     fast_division();
     pass_math();
     bad_input();

@@ -117,3 +117,13 @@ void t_random_layouts(const t_mem *m, const char *id, unsigned mask, unsigned se
         t_check_variant(m, id, &l, r, so, dof);
     }
 }
+
+size_t t_transpose_mismatches(const unsigned char *src, const unsigned char *got, size_t rows, size_t cols)
+{
+    size_t bad = 0;
+    for (size_t i0 = 0; i0 < rows; i0 += 64)
+        for (size_t j = 0; j < cols; j++)
+            for (size_t i = i0; i < i0 + 64 && i < rows; i++)
+                bad += got[j * rows + i] != src[i * cols + j];
+    return bad;
+}

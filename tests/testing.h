@@ -64,6 +64,10 @@ typedef struct t_shape {
 extern const t_shape t_edge_shapes[];
 extern const size_t t_edge_shape_count;
 
+/* Bytes of got (cols x rows) that are not the transpose of src (rows x cols), 1-byte elements: the check of the
+ * > 2^31-element cases, a direct loop in 64-row bands (the byte-wise reference would take minutes there). */
+size_t t_transpose_mismatches(const unsigned char *src, const unsigned char *got, size_t rows, size_t cols);
+
 /* Every variant id of a backend and family, one at a time: returns 0 when i is past the end. */
 int t_variant_id(int i, xpose_backend be, xpose_family fam, char *id, size_t n, unsigned *elem_sizes);
 
