@@ -14,6 +14,8 @@
 #define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
 #define XPF_WC_LINES 10           /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
+#define XPF_RUN_BYTES (64 * 1024) /* the least a run of tiles moves ("cpu-fast: tile runs") */
+#define XPF_GROUP_BYTES 4096      /* a copy tile of short members moves at least this much */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -67,13 +69,15 @@ typedef struct plan {
     size_t sd_lines;          /* what decides whether members share a line phase: sd, or every grid stride ORed */
     size_t ti, tj, lag;       /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
     size_t tiles_i, tiles_j;
+    size_t batch, group; /* members; of a copy of short members, how many one tile copies (run_group), else 1 */
     int staged;
     int copy;          /* xp_shape_is_copy: every tile is a copy */
     size_t block_rows; /* rows of one SIMD block */
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
     xp_fast_row_fn row;
-    xp_fast_lines_fn lines; /* instead of staging, where rows start on 4-byte boundaries */
+    xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
+    xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
 } plan;
 
 /* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.
@@ -107,12 +111,27 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), shorter where that
- * would leave a thread fewer than 16 runs, handed out as threads come free: one slow core then does not hold the
- * call (docs/tuning.md, "cpu-fast: tile runs"). */
-static long long run_length(const plan *p, long long tiles)
+/* A tile of a narrow matrix: chunks of XPF_NARROW_ROWS rows split into their destination rows in buf, which the row
+ * kernel writes out in whole lines (streamed where the call is large), as staged tiles do. */
+static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, unsigned char *buf)
+{
+    for (size_t k = 0; k < ni; k += XPF_NARROW_ROWS) {
+        const size_t n = ni - k < XPF_NARROW_ROWS ? ni - k : XPF_NARROW_ROWS;
+        p->narrow(s + k * p->lds, n, buf);
+        for (size_t c = 0; c < p->cols; c++)
+            p->row(d + c * p->ldd + k * p->es, buf + c * XPF_NARROW_ROWS * p->es, n * p->es);
+    }
+}
+
+/* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), longer where a tile row
+ * moves less than XPF_RUN_BYTES (narrow matrices, small batch members: one dispatch of OpenMP's dynamic schedule costs
+ * more than such a run), shorter where that would leave a thread fewer than 16 runs, handed out as threads come free:
+ * one slow core then does not hold the call (docs/tuning.md, "cpu-fast: tile runs"). */
+static long long run_length(const plan *p, long long tiles, size_t bytes)
 {
     long long per_thread = tiles / (16LL * xpose_get_threads()), run = (long long)p->tiles_j;
+    const long long least = (long long)(XPF_RUN_BYTES / (bytes / (size_t)tiles + 1));
+    run = run > least ? run : least;
     return run < per_thread ? run : per_thread > 1 ? per_thread : 1;
 }
 
@@ -124,14 +143,35 @@ static void member(const plan *p, size_t b, const unsigned char **s, unsigned ch
         *d = p->dst + b * p->sd;
         return;
     }
-    int64_t os, od;
-    xp_fast_grid_member(p->grid, b, &os, &od);
-    *s = p->src + os;
-    *d = p->dst + od;
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(p->grid, b, &pos);
+    *s = p->src + pos.os;
+    *d = p->dst + pos.od;
+}
+
+/* Tile t of a plan whose members are one short copy each: `group` members in a row, each copied by the row kernel
+ * (whole destination lines, streamed where the call is large), walked on the grid by the odometer's steps. */
+static void run_group(const plan *p, size_t t)
+{
+    const size_t b0 = t * p->group, n = p->batch - b0 < p->group ? p->batch - b0 : p->group;
+    const size_t bytes = p->rows * p->cols * p->es;
+    if (!p->grid) {
+        for (size_t m = b0; m < b0 + n; m++)
+            p->row(p->dst + m * p->sd, p->src + m * p->ss, bytes);
+        return;
+    }
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(p->grid, b0, &pos);
+    for (size_t m = 0; m < n; m++, xp_fast_grid_next(p->grid, &pos))
+        p->row(p->dst + pos.od, p->src + pos.os, bytes);
 }
 
 static void run_tile(const plan *p, size_t t, unsigned char *buf)
 {
+    if (p->group > 1) {
+        run_group(p, t);
+        return;
+    }
     size_t per = p->tiles_i * p->tiles_j, b = t / per, ti = t % per / p->tiles_j, tj = t % p->tiles_j;
     size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
     size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
@@ -141,7 +181,9 @@ static void run_tile(const plan *p, size_t t, unsigned char *buf)
     s += i0 * p->lds + j0 * p->es;
     d += j0 * p->ldd + i0 * p->es;
     if (p->copy)
-        memcpy(d, s, ni * nj * p->es);
+        p->row(d, s, ni * nj * p->es);
+    else if (p->narrow)
+        run_narrow(p, s, d, ni, buf);
     else if (p->lines)
         p->lines(s, p->lds, ni, nj, d, p->ldd, i0 == 0, i0 + ni == p->rows);
     else if (p->staged || (i0 == 0 && p->lag > 0))
@@ -246,9 +288,24 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
     plan_degenerate(p, c);
+    /* Rows of 2-4 elements, dense: whole chunks through the narrow kernels ("cpu-fast: narrow matrices"). */
+    if (!p->copy && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
+        (p->narrow = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
+        p->ti = 8 * XPF_NARROW_ROWS;
+        p->tj = s->cols;
+        p->lag = 0;
+    }
     p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
     p->tiles_j = (s->cols + p->tj - 1) / p->tj;
+    /* Copies of members shorter than a tile (a permutation's runs, short rows of a batch): several members a tile. */
+    const size_t member_bytes = s->rows * s->cols * s->es;
+    p->batch = s->batch;
+    p->group =
+        p->copy && p->tiles_i * p->tiles_j == 1 && member_bytes < XPF_GROUP_BYTES ? XPF_GROUP_BYTES / member_bytes : 1;
 }
+
+/* Tiles of the whole call. */
+static size_t tile_count(const plan *p) { return (p->batch + p->group - 1) / p->group * p->tiles_i * p->tiles_j; }
 
 /* Every tile of the plan: on the calling thread where the call is small (a team costs more than it moves) or one
  * tile, else over the OpenMP threads in runs (run_length). */
@@ -261,7 +318,7 @@ static void run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
         publish(nt);
         return;
     }
-    long long run = run_length(p, tiles);
+    long long run = run_length(p, tiles, bytes);
     (void)run; /* read by the OpenMP schedule only */
 #pragma omp parallel num_threads(xpose_get_threads())
     {
@@ -282,7 +339,7 @@ static int run_fast(const xp_call *c, const xp_fast_grid *g)
     plan_layout(&p, c, g, isa);
     const int nt = plan_kernels(&p, c, isa, bytes);
     plan_tiles(&p, c, isa);
-    run_tiles(&p, (long long)(s->batch * p.tiles_i * p.tiles_j), bytes, nt);
+    run_tiles(&p, (long long)tile_count(&p), bytes, nt);
     return XPOSE_OK;
 }
 
@@ -296,7 +353,13 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
     plan_layout(&p, c, g, isa);
     const int nt = plan_kernels(&p, c, isa, s->batch * s->rows * s->cols * s->es);
     plan_tiles(&p, c, isa);
-    const char *kind = p.copy ? "copy" : p.lines ? "joined-lines" : p.staged ? "staged" : "region";
+    const char *kind = p.copy     ? "copy"
+                       : p.narrow ? "narrow"
+                       : p.lines  ? "joined-lines"
+                       : p.staged ? "staged"
+                                  : "region";
+    if (p.group > 1)
+        return snprintf(buf, size, "%s copy tiles of %zu members%s", isa->name, p.group, nt ? " nt" : "");
     return snprintf(buf, size, "%s %s tiles %zux%zu%s", isa->name, kind, p.ti, p.tj, nt ? " nt" : "");
 }
 

@@ -52,6 +52,12 @@ extern const xp_fast_isa xp_fast_avx512;
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
                  unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn);
 
+/* Narrow matrices (cpu_fast_narrow.c): n source rows of C elements (pitch C) from src into the C rows of buf, each
+ * XPF_NARROW_ROWS elements long; NULL where the set, element size or C has none. */
+#define XPF_NARROW_ROWS 1024
+typedef void (*xp_fast_narrow_fn)(const unsigned char *src, size_t n, unsigned char *buf);
+xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t cols);
+
 /* p0 of a cpu-fast row: the height of the tiles that store from registers (short_tiles in cpu_fast.c). */
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
@@ -66,18 +72,37 @@ typedef struct xp_fast_grid {
     int64_t ss[XPOSE_MAX_RANK], sd[XPOSE_MAX_RANK];
 } xp_fast_grid;
 
-/* Byte offsets of grid member b from the source and the destination. */
-static inline void xp_fast_grid_member(const xp_fast_grid *g, size_t b, int64_t *os, int64_t *od)
+/* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */
+typedef struct xp_fast_grid_pos {
+    size_t idx[XPOSE_MAX_RANK];
+    int64_t os, od;
+} xp_fast_grid_pos;
+
+/* The place of member b. */
+static inline void xp_fast_grid_seek(const xp_fast_grid *g, size_t b, xp_fast_grid_pos *p)
 {
-    int64_t s = 0, d = 0;
-    for (int k = g->rank - 1; k >= 0 && b; k--) {
-        const size_t e = g->ext[k], x = b % e;
+    p->os = p->od = 0;
+    for (int k = g->rank - 1; k >= 0; k--) {
+        const size_t e = g->ext[k];
+        p->idx[k] = b % e;
         b /= e;
-        s += (int64_t)x * g->ss[k];
-        d += (int64_t)x * g->sd[k];
+        p->os += (int64_t)p->idx[k] * g->ss[k];
+        p->od += (int64_t)p->idx[k] * g->sd[k];
     }
-    *os = s;
-    *od = d;
+}
+
+/* The next member's place, an odometer's step: no division. */
+static inline void xp_fast_grid_next(const xp_fast_grid *g, xp_fast_grid_pos *p)
+{
+    for (int k = g->rank - 1; k >= 0; k--) {
+        p->os += g->ss[k];
+        p->od += g->sd[k];
+        if (++p->idx[k] < g->ext[k])
+            return;
+        p->os -= (int64_t)g->ext[k] * g->ss[k];
+        p->od -= (int64_t)g->ext[k] * g->sd[k];
+        p->idx[k] = 0;
+    }
 }
 
 /* cpu-fast over the members of grid g: c->s is one member (rows, cols, leading dimensions), its batch the grid's

@@ -115,10 +115,9 @@ static void elems_block(const xp_perm *p, const route *r, elems_fn fn, const uns
     const size_t m = t / (ta * tb), i0 = t / tb % ta * XP_ELEMS_TILE, j0 = t % tb * XP_ELEMS_TILE;
     const int64_t sa = r->a >= 0 ? p->ss[r->a] * es : 0, da = r->a >= 0 ? p->ds[r->a] * es : 0;
     const int64_t sb = p->ss[r->b] * es, db = p->ds[r->b] * es;
-    int64_t os, od;
-    xp_fast_grid_member(&r->g, m, &os, &od);
-    os += (int64_t)i0 * sa + (int64_t)j0 * sb;
-    od += (int64_t)i0 * da + (int64_t)j0 * db;
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(&r->g, m, &pos);
+    const int64_t os = pos.os + (int64_t)i0 * sa + (int64_t)j0 * sb, od = pos.od + (int64_t)i0 * da + (int64_t)j0 * db;
     fn(src + os, sa, sb, dst + od, da, db, na - i0 < XP_ELEMS_TILE ? na - i0 : XP_ELEMS_TILE,
        nb - j0 < XP_ELEMS_TILE ? nb - j0 : XP_ELEMS_TILE);
 }
