@@ -101,15 +101,23 @@ int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_by
     return XPOSE_OK;
 }
 
+/* One launch of a job on the bench's stream. */
+static int run_job(const gpu_job *b)
+{
+    return b->plan ? xpose_permute_execute_cuda(b->plan, g.src, g.dst, g.stream)
+                   : xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+}
+
 /* One untimed run into a poisoned output, compared in full with the reference. */
-void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
+void gpu_verify_job(const gpu_job *job, const void *want, size_t cmp_bytes)
 {
     size_t first;
+    bench_row *row = job->row;
     if (cudaMemsetAsync(g.dst, (int)XV_POISON, g.dst_bytes, g.stream) != cudaSuccess) {
         row->status = XPOSE_ERR_CUDA;
         return;
     }
-    row->status = xpose_transpose_variant_cuda(id, lay, g.src, g.dst, g.stream);
+    row->status = run_job(job);
     if (row->status == XPOSE_OK && cudaStreamSynchronize(g.stream) != cudaSuccess)
         row->status = XPOSE_ERR_CUDA;
     if (row->status == XPOSE_OK && cudaMemcpy(g.host_out, g.dst, g.dst_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
@@ -119,6 +127,13 @@ void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *wan
         return;
     }
     row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
+}
+
+void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
+{
+    gpu_job job = {"", lay, row, NULL};
+    snprintf(job.id, sizeof job.id, "%s", id);
+    gpu_verify_job(&job, want, cmp_bytes);
 }
 
 /* Rounds enqueued between two host waits: bounds the events alive at once (2 per job and round). */
@@ -162,7 +177,7 @@ static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, do
                 st = st ? st : XPOSE_ERR_CUDA;
                 break;
             }
-            b->row->status = xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+            b->row->status = run_job(b);
             if (cudaEventRecord(ev[2 * (k * n + j) + 1], g.stream) != cudaSuccess)
                 st = XPOSE_ERR_CUDA;
         }
@@ -200,7 +215,7 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
             st = XPOSE_ERR_CUDA;
     for (int j = 0; j < n && st == XPOSE_OK; j++)
         for (int w = 0; w < 2 && jobs[j].row->status == XPOSE_OK; w++)
-            jobs[j].row->status = xpose_transpose_variant_cuda(jobs[j].id, jobs[j].lay, g.src, g.dst, g.stream);
+            jobs[j].row->status = run_job(&jobs[j]);
     for (int k0 = 0; k0 < reps && st == XPOSE_OK; k0 += per_wait)
         st = time_rounds(jobs, n, k0, reps - k0 < per_wait ? reps - k0 : per_wait, ev, t, reps, order, &rng);
     for (int j = 0; j < n; j++) {
