@@ -70,6 +70,14 @@ typedef struct xp_fast_grid {
     int rank;
     size_t ext[XPOSE_MAX_RANK];
     int64_t ss[XPOSE_MAX_RANK], sd[XPOSE_MAX_RANK];
+    /* NULL, or where the rows of a member come from when no one pitch reaches them (several destination dimensions
+     * combined into the tile's rows): row r of a member lies at its place on this grid (sd unused) from the
+     * member's source; its destination rows stay contiguous. */
+    const struct xp_fast_grid *rows;
+    /* NULL, or where the destination rows of a member go when no one pitch reaches them (several source dimensions
+     * combined into the tile's columns): column j's destination row lies at its place on this grid (ss unused) from
+     * the member's destination; its source columns stay contiguous. Such tiles are staged. */
+    const struct xp_fast_grid *cols;
 } xp_fast_grid;
 
 /* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */
