@@ -116,13 +116,14 @@ class Case:
         return bad
 
 
-def time_case(case, reps, flush, rng):
-    """Middle-half mean ms of each job over `reps` shuffled rounds, each launch after an L2 flush. All rounds are
-    queued before one wait, so that the host stays ahead of the GPU and no event times a launch's host overhead."""
-    names = list(case.jobs)
+def time_jobs(jobs, stream, reps, flush, rng):
+    """Each job's times in ms over `reps` shuffled rounds, each launch after an L2 flush (a read of `flush`). All
+    rounds are queued before one wait on `stream`, so that the host stays ahead of the GPU and no event times a
+    launch's host overhead."""
+    names = list(jobs)
     for name in names:  # warm-ups (CuPy compiles its kernel on the first call)
         for _ in range(2):
-            case.jobs[name]()
+            jobs[name]()
     events = []
     for _ in range(reps):
         order = names[:]
@@ -131,19 +132,25 @@ def time_case(case, reps, flush, rng):
             flush.sum()
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
-            case.jobs[name]()
+            jobs[name]()
             b.record()
             events.append((name, a, b))
-    case.stream.synchronize()
+    stream.synchronize()
     times = {n: [] for n in names}
     for name, a, b in events:
         times[name].append(a.elapsed_time(b))
-    out = {}
-    for name, t in times.items():
-        t.sort()
-        mid = t[len(t) // 4: len(t) - len(t) // 4]
-        out[name] = sum(mid) / len(mid)
-    return out
+    return times
+
+
+def middle_half_mean(t):
+    t = sorted(t)
+    mid = t[len(t) // 4: len(t) - len(t) // 4]
+    return sum(mid) / len(mid)
+
+
+def time_case(case, reps, flush, rng):
+    """Middle-half mean ms of each job of a case (time_jobs)."""
+    return {n: middle_half_mean(t) for n, t in time_jobs(case.jobs, case.stream, reps, flush, rng).items()}
 
 
 def main():
