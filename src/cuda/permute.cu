@@ -12,7 +12,7 @@
 #define PERM_MAX_EXT ((size_t)1 << 30)
 #define PERM_MAX_BLOCKS ((size_t)INT32_MAX)
 
-enum PermKind { PERM_NOTHING, PERM_MEMCPY, PERM_RUNS, PERM_VEC, PERM_SCALAR };
+enum PermKind { PERM_NOTHING, PERM_MEMCPY, PERM_RUNS, PERM_SKINNY, PERM_VEC, PERM_SCALAR };
 
 /* The vector tiles, rows (edge B) x columns (edge A), by element size: "wide" ones read 256-byte source segments
  * (fast's FastTile for 1 to 4 bytes, DenseTile for 8 and 16 bytes: docs/tuning.md, "fast: tile shapes", "fast: dense
@@ -65,9 +65,11 @@ struct PermPlan {
     bool narrow;     /* vector tiles: the narrow shape */
     unsigned tr, tc; /* tile rows (edge B) and columns (edge A) */
     unsigned unit;   /* runs: bytes a thread moves at once */
+    bool contig_src; /* skinny: the source side is the contiguous one (the small extent is the source's fastest) */
     size_t blocks;   /* blocks the launch takes (may exceed PERM_MAX_BLOCKS: then the call is cut) */
     PermArgs t;
     RunArgs r;
+    SkinnyArgs k;
 };
 
 /* Whether the address and every stride of p in bytes, on the source (src) or the destination side, are multiples of
@@ -254,6 +256,51 @@ static void plan_runs(PermPlan *pl, uintptr_t src, uintptr_t dst)
     }
 }
 
+/* The skinny kernel, where one side's fastest extent k is at most PERM_SKINNY_MAX and the other side's fastest
+ * dimension continues it there (so that each thread's E x k elements are one 16-byte-aligned segment on that side and
+ * k vectors on the other), unit strides, and every other stride and both addresses on 16 bytes. Returns whether it
+ * applies. */
+static bool plan_skinny(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
+{
+    const xp_perm *p = &pl->p;
+    const int b = p->rank - 1;
+    if (p->ss[a] != 1 || p->ds[b] != 1)
+        return false;
+    int not_a[XPOSE_MAX_RANK] = {0}, not_ab[XPOSE_MAX_RANK] = {0}, not_b[XPOSE_MAX_RANK] = {0};
+    not_a[a] = not_ab[a] = not_ab[b] = not_b[b] = 1;
+    /* small along the source: rows of k back to back in the source, the long dimension b */
+    const bool contig_src = p->ext[a] <= PERM_SKINNY_MAX && p->ss[b] == (int64_t)p->ext[a] &&
+                            strides_on(p, not_ab, -1, true, src, 16) && strides_on(p, not_b, -1, false, dst, 16);
+    /* small along the destination: rows of k back to back in the destination, the long dimension a */
+    const bool contig_dst = !contig_src && p->ext[b] <= PERM_SKINNY_MAX && p->ds[a] == (int64_t)p->ext[b] &&
+                            strides_on(p, not_a, -1, true, src, 16) && strides_on(p, not_ab, -1, false, dst, 16);
+    if (!contig_src && !contig_dst)
+        return false;
+    const int small = contig_src ? a : b, long_dim = contig_src ? b : a;
+    const size_t n = p->ext[long_dim], e = 16 / p->es, chunks = (n + e - 1) / e;
+    SkinnyArgs *s = &pl->k;
+    pl->kind = PERM_SKINNY;
+    pl->contig_src = contig_src;
+    pl->a = a, pl->b = b;
+    s->n = (unsigned)n;
+    s->sl = p->ss[long_dim] * (long long)p->es, s->dl = p->ds[long_dim] * (long long)p->es;
+    s->sk = p->ss[small] * (long long)p->es, s->dk = p->ds[small] * (long long)p->es;
+    size_t outer = 1;
+    s->nd = 0;
+    for (int d = p->rank - 1; d >= 0; d--)
+        if (d != a && d != b) {
+            set_dim(&s->d[s->nd++], p, d);
+            outer *= p->ext[d];
+        }
+    const size_t threads = chunks * outer;
+    pl->blocks = threads <= PERM_MAX_BLOCKS ? (threads + PERM_THREADS - 1) / PERM_THREADS : PERM_MAX_BLOCKS + 1;
+    if (pl->blocks <= PERM_MAX_BLOCKS) {
+        s->chunks = xp_div((unsigned)chunks);
+        s->total = (unsigned)threads;
+    }
+    return true;
+}
+
 /* The plan of a canonical permutation whose extents are at most PERM_MAX_EXT, for these addresses. */
 static void plan(const xp_perm *in, const void *src, void *dst, PermPlan *pl)
 {
@@ -262,8 +309,8 @@ static void plan(const xp_perm *in, const void *src, void *dst, PermPlan *pl)
     xp_perm *p = &pl->p;
     const uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
     pl->fold = fold_runs(p, s, d) ? p->es / in->es : 1;
-    pl->t.src = pl->r.src = (const char *)src;
-    pl->t.dst = pl->r.dst = (char *)dst;
+    pl->t.src = pl->r.src = pl->k.src = (const char *)src;
+    pl->t.dst = pl->r.dst = pl->k.dst = (char *)dst;
     pl->a = pl->b = -1;
     if (p->rank == 0 || p->count == 0) {
         pl->kind = PERM_NOTHING;
@@ -282,7 +329,7 @@ static void plan(const xp_perm *in, const void *src, void *dst, PermPlan *pl)
     }
     if (a < 0 || a == p->rank - 1)
         plan_runs(pl, s, d);
-    else
+    else if (!plan_skinny(pl, a, s, d))
         plan_tiles(pl, a, s, d);
 }
 
@@ -316,6 +363,28 @@ template <class U> static int launch_runs(const PermPlan *pl, cudaStream_t st)
     return xp_cuda_launch_status();
 }
 
+template <int ES, int K> static int launch_skinny_k(const PermPlan *pl, cudaStream_t st)
+{
+    if (pl->contig_src)
+        perm_skinny_kernel<ES, K, true><<<(unsigned)pl->blocks, PERM_THREADS, 0, st>>>(pl->k);
+    else
+        perm_skinny_kernel<ES, K, false><<<(unsigned)pl->blocks, PERM_THREADS, 0, st>>>(pl->k);
+    return xp_cuda_launch_status();
+}
+
+template <int ES> static int launch_skinny(const PermPlan *pl, cudaStream_t st)
+{
+    switch (pl->contig_src ? pl->p.ext[pl->a] : pl->p.ext[pl->b]) {
+    case 2: return launch_skinny_k<ES, 2>(pl, st);
+    case 3: return launch_skinny_k<ES, 3>(pl, st);
+    case 4: return launch_skinny_k<ES, 4>(pl, st);
+    case 5: return launch_skinny_k<ES, 5>(pl, st);
+    case 6: return launch_skinny_k<ES, 6>(pl, st);
+    case 7: return launch_skinny_k<ES, 7>(pl, st);
+    default: return launch_skinny_k<ES, PERM_SKINNY_MAX>(pl, st);
+    }
+}
+
 static int launch(const PermPlan *pl, cudaStream_t st)
 {
     switch (pl->kind) {
@@ -330,6 +399,14 @@ static int launch(const PermPlan *pl, cudaStream_t st)
         case 4: return launch_runs<uint32_t>(pl, st);
         case 8: return launch_runs<unsigned long long>(pl, st);
         default: return launch_runs<uint4>(pl, st);
+        }
+    case PERM_SKINNY:
+        switch (pl->p.es) {
+        case 1: return launch_skinny<1>(pl, st);
+        case 2: return launch_skinny<2>(pl, st);
+        case 4: return launch_skinny<4>(pl, st);
+        case 8: return launch_skinny<8>(pl, st);
+        default: return launch_skinny<16>(pl, st);
         }
     case PERM_VEC:
         switch (pl->p.es) {
@@ -431,6 +508,10 @@ extern "C" int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size
     case PERM_RUNS:
         n = snprintf(buf, size, "%sruns b=%d of %zu bytes (%u-byte accesses)%s", fold, pl->b,
                      pl->p.ext[pl->b] * pl->p.es, pl->unit, pieces);
+        break;
+    case PERM_SKINNY:
+        n = snprintf(buf, size, "%sskinny a=%d b=%d k=%zu (%zu-byte, 16-byte vectors transposed in registers)%s", fold,
+                     pl->a, pl->b, pl->contig_src ? pl->p.ext[pl->a] : pl->p.ext[pl->b], pl->p.es, pieces);
         break;
     default:
         n = snprintf(buf, size, "%stiled a=%d b=%d tile %ux%u (%zu-byte, %s; edges of %u and %u dims)%s", fold, pl->a,

@@ -213,6 +213,63 @@ template <class T> __global__ void __launch_bounds__(PERM_THREADS)
     }
 }
 
+/* Skinny: where the source's fastest extent k is small and the destination's fastest dimension (the long one, n)
+ * continues it in the source (source rows of k elements back to back: HWC -> CHW, (n, 2) -> (2, n)), or the mirror
+ * (the destination's fastest extent small, continued in the destination by the source's fastest). Each thread moves
+ * E = 16 / es consecutive long indices by all k: k 16-byte loads of one contiguous segment (or one from each of k rows),
+ * an E x k transpose in registers, k 16-byte stores to k rows (or one contiguous segment), so that every warp access
+ * is a run of whole sectors, where a tile would use k of its 32-256 columns. d[0, nd) are the other dimensions. */
+struct SkinnyArgs {
+    const char *src;
+    char *dst;
+    XpDiv chunks;             /* chunks of E long indices per outer index */
+    unsigned n, total;        /* the long extent; chunks of all outer indices (one thread each) */
+    long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
+    unsigned nd;
+    PermDim d[XPOSE_MAX_RANK];
+};
+
+#define PERM_SKINNY_MAX 8 /* the largest small extent the skinny kernel takes */
+
+template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM_THREADS)
+    perm_skinny_kernel(const __grid_constant__ SkinnyArgs a)
+{
+    enum { E = 16 / ES };
+    typedef typename XpElem<ES>::type T;
+    const unsigned g = blockIdx.x * PERM_THREADS + threadIdx.x;
+    if (g >= a.total)
+        return;
+    const unsigned outer = div_by(g, a.chunks), l0 = (g - outer * a.chunks.d) * E;
+    const PermOff o = perm_offsets(a.d, 0, a.nd, outer);
+    const char *src = a.src + o.s + (long long)l0 * a.sl;
+    char *dst = a.dst + o.d + (long long)l0 * a.dl;
+    if (l0 + E > a.n) { /* the last chunk of a row, cut short: element by element */
+        for (unsigned e = 0; e < a.n - l0; e++)
+            for (int c = 0; c < K; c++)
+                *(T *)(dst + e * a.dl + c * a.dk) = *(const T *)(src + e * a.sl + c * a.sk);
+        return;
+    }
+    union Lanes {
+        uint4 v[K];
+        T e[E * K];
+    } in, out;
+#pragma unroll
+    for (int c = 0; c < K; c++)
+        in.v[c] = __ldg((const uint4 *)(CONTIG_SRC ? src + c * 16 : src + c * a.sk));
+#pragma unroll
+    for (int e = 0; e < E; e++)
+#pragma unroll
+        for (int c = 0; c < K; c++) {
+            if (CONTIG_SRC) /* in: E rows of k; out: k vectors of E */
+                out.e[c * E + e] = in.e[e * K + c];
+            else
+                out.e[e * K + c] = in.e[c * E + e];
+        }
+#pragma unroll
+    for (int c = 0; c < K; c++)
+        *(uint4 *)(CONTIG_SRC ? dst + c * a.dk : dst + c * 16) = out.v[c];
+}
+
 /* Runs: consecutive threads move consecutive units of the destination, PERM_RUN_UNITS each, every load in flight
  * before the stores. */
 template <class U> __global__ void __launch_bounds__(PERM_THREADS) perm_runs_kernel(const __grid_constant__ RunArgs a)
