@@ -2,7 +2,8 @@
  * fresh random data, the destination poisoned and its padding checked untouched: random ranks, permutations, extents
  * and strides (negative, zero, padded) at every element size, shapes for each kernel and tile, every case of the
  * benchmark suite at full size, and cases past 2^31 elements and 2^31 bytes. Exits 77 (skipped) where no CUDA device
- * is present. Arguments: --no-huge, --no-suite (skip those parts). */
+ * is present. Arguments: --no-huge, --no-suite (skip those parts), --quick (also fewer random cases: for the
+ * sanitizers). */
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "testing.h"
@@ -127,7 +128,7 @@ static void reference(const xp_perm *p, const unsigned char *src, unsigned char 
 }
 
 /* Which kernels and tiles ran, from xp_cuda_permute_describe: each must have run at least once. */
-static int ran_vec[17], ran_vec_narrow[17], ran_scalar[17], ran_runs, ran_copy, ran_fold;
+static int ran_vec[17], ran_vec_narrow[17], ran_scalar[17], ran_skinny[17], ran_runs, ran_copy, ran_fold;
 
 static void tally(const char *plan, size_t es)
 {
@@ -139,6 +140,7 @@ static void tally(const char *plan, size_t es)
             ran_vec_narrow[es]++;
     }
     ran_scalar[es] += strstr(plan, "element-wise") != NULL;
+    ran_skinny[es] += strstr(plan, "skinny") != NULL;
     ran_runs += strstr(plan, "runs b=") != NULL;
     ran_copy += strstr(plan, "copy of") != NULL;
     ran_fold += strncmp(plan, "runs of", 7) == 0;
@@ -202,6 +204,12 @@ static int check_request(const char *what, size_t es, int rank, const size_t *ex
     char plan[256], name[512], dims[256];
     make_perm(&p, es, rank, ext, perm, ss, ds);
     print_perm(dims, sizeof dims, &p);
+    /* The test's own requests must be valid: each destination dimension spans no more than the next one's stride. */
+    for (int k = 0; k + 1 < p.rank; k++)
+        if (p.ds[k] < p.ds[k + 1] * (int64_t)p.ext[k + 1]) {
+            CHECK(0, "%s [%s]: the test asks for a destination that overlaps itself", what, dims);
+            return 0;
+        }
     snprintf(name, sizeof name, "%s [%s]", what, dims);
     return check_perm(name, &p, seed, src_off, dst_off, plan, sizeof plan);
 }
@@ -314,6 +322,27 @@ static void kernel_shapes(void)
     }
 }
 
+/* A small fastest extent k (2 to 8) on one side, continued by the other side's fastest dimension (HWC -> CHW and back):
+ * the skinny kernel, each direction, every k and element size, rows of a length that leaves a last chunk cut short
+ * (destination or source rows padded to 16 bytes), and a batch of them. */
+static void skinny_shapes(void)
+{
+    for (size_t e = 0; e < 5; e++)
+        for (size_t k = 2; k <= 8; k++) {
+            const size_t es = elem_sizes[e], n = 1000 + k, pad = (n + 15) / 16 * 16;
+            const size_t to_planes[2] = {n, k}, to_rows[2] = {k, n}, batch[3] = {7, n, k};
+            const int swap[2] = {1, 0}, inner[3] = {0, 2, 1};
+            const int64_t dst_pad[2] = {(int64_t)pad, 1}, src_pad[2] = {(int64_t)pad, 1};
+            /* the batch: source members and destination rows on 16 bytes */
+            const int64_t batch_ss[3] = {(int64_t)((n * k + 15) / 16 * 16), (int64_t)k, 1};
+            const int64_t batch_ds[3] = {(int64_t)(k * pad), (int64_t)pad, 1};
+            const unsigned seed = 3000 + (unsigned)(16 * e + k);
+            check_request("skinny, small source side", es, 2, to_planes, swap, NULL, dst_pad, seed, 0, 0);
+            check_request("skinny, small destination side", es, 2, to_rows, swap, src_pad, NULL, seed + 1, 0, 0);
+            check_request("skinny, a batch", es, 3, batch, inner, batch_ss, batch_ds, seed + 2, 0, 0);
+        }
+}
+
 /* The benchmark suite (issue 36, `xpose bench --preset permute`), every case at full size, through the kernels (the
  * cases that reduce to a batched transpose included, which the planner gives `fast`). The 4- to 16-byte cases that
  * do not move runs must take 16-byte vectors. */
@@ -351,8 +380,7 @@ static void suite(void)
         check_perm(what, &p, 2000 + (unsigned)k, 0, 0, plan, sizeof plan);
         printf("suite case %2zu: %s\n", k, plan);
         if (cases[k].es >= 4)
-            CHECK(strstr(plan, "16-byte vectors") || strstr(plan, "runs b=") || strstr(plan, "tile 2x") ||
-                      strstr(plan, "tile 4x"),
+            CHECK(strstr(plan, "16-byte vectors") || strstr(plan, "runs b="),
                   "suite case %zu takes element-wise tiles: %s", k, plan);
     }
 }
@@ -421,14 +449,17 @@ int main(int argc, char **argv)
         printf("test_gpu_permute: skipped: %s\n", xpose_strerror(st));
         return 77;
     }
-    int with_huge = 1, with_suite = 1;
+    int with_huge = 1, with_suite = 1, quick = 0;
     for (int i = 1; i < argc; i++) {
-        with_huge &= strcmp(argv[i], "--no-huge") != 0;
-        with_suite &= strcmp(argv[i], "--no-suite") != 0;
+        quick |= strcmp(argv[i], "--quick") == 0;
+        with_huge &= strcmp(argv[i], "--no-huge") != 0 && !quick;
+        with_suite &= strcmp(argv[i], "--no-suite") != 0 && !quick;
     }
     kernel_shapes();
-    random_requests(400, 1 << 18, 77);
-    random_requests(40, 1 << 22, 78);
+    skinny_shapes();
+    random_requests(quick ? 60 : 400, 1 << 18, 77);
+    if (!quick)
+        random_requests(40, 1 << 22, 78);
     if (with_suite)
         suite();
     if (with_huge)
@@ -436,17 +467,18 @@ int main(int argc, char **argv)
     /* Every kernel, and the vector tiles of every element size, wide and narrow, must have been checked. */
     for (size_t e = 0; e < 5; e++) {
         const size_t es = elem_sizes[e];
-        CHECK(ran_vec[es] > 0 && ran_vec_narrow[es] > 0 && ran_scalar[es] > 0,
-              "%zu-byte elements: %d vector tiles (%d narrow), %d element-wise: each must run", es, ran_vec[es],
-              ran_vec_narrow[es], ran_scalar[es]);
+        CHECK(ran_vec[es] > 0 && ran_vec_narrow[es] > 0 && ran_scalar[es] > 0 && ran_skinny[es] > 0,
+              "%zu-byte elements: %d vector tiles (%d narrow), %d element-wise, %d skinny: each must run", es,
+              ran_vec[es], ran_vec_narrow[es], ran_scalar[es], ran_skinny[es]);
     }
     CHECK(ran_runs > 0 && ran_copy > 0 && ran_fold > 0, "runs %d, copies %d, folded runs %d: each must run", ran_runs,
           ran_copy, ran_fold);
-    printf("kernels checked: runs %d, copies %d, folded %d; vector tiles (narrow) and element-wise tiles by size:",
+    printf("kernels checked: runs %d, copies %d, folded %d; by element size, vector tiles (narrow), element-wise "
+           "tiles, skinny:",
            ran_runs, ran_copy, ran_fold);
     for (size_t e = 0; e < 5; e++)
-        printf(" %zu: %d (%d) %d;", elem_sizes[e], ran_vec[elem_sizes[e]], ran_vec_narrow[elem_sizes[e]],
-               ran_scalar[elem_sizes[e]]);
+        printf(" %zu: %d (%d) %d %d;", elem_sizes[e], ran_vec[elem_sizes[e]], ran_vec_narrow[elem_sizes[e]],
+               ran_scalar[elem_sizes[e]], ran_skinny[elem_sizes[e]]);
     printf("\n");
     return t_finish("test_gpu_permute");
 }
