@@ -11,11 +11,8 @@ libxpose without the permutation API) shows n/a.
 Usage: python3 scripts/permute_peers.py [--lib build/libxpose.so] [--reps 20] [--cases all|quick] [--csv FILE]
        [--md FILE]
 """
-import argparse
 import ctypes
-import gc
 import os
-import random
 import statistics
 import sys
 
@@ -140,11 +137,7 @@ class Case:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lib", help="path of libxpose.so (default: $XPOSE_LIB, else build/libxpose.so)")
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cases", choices=("all", "quick"), default="all")
-    ap.add_argument("--csv", help="also write the rows as CSV to this file")
+    ap = pp.peer_args(__doc__, 20)
     ap.add_argument("--md", help="also write the table as markdown to this file")
     args = ap.parse_args()
     if args.reps < 3:
@@ -158,15 +151,10 @@ def main():
         api = xpose_permute_api(lib.path) if lib.cuda_status() == 0 else None
     except OSError as e:
         print(f"permute_peers: no libxpose ({e}); xpose shows n/a", file=sys.stderr)
-    prop = torch.cuda.get_device_properties(0)
+    prop, flush, stream, gen, rng = pp.timing_setup()
     print(f"# {prop.name}, {prop.multi_processor_count} SMs; torch {torch.__version__}, "
           f"cupy {cupy.__version__ if cupy is not None else 'absent'}, xpose permute "
           f"{'present' if api else 'absent'}; median of {args.reps}")
-    l2 = getattr(prop, "L2_cache_size", 64 << 20) or (64 << 20)
-    flush = torch.ones(2 * l2 // 4, dtype=torch.int32, device="cuda")
-    torch.cuda.synchronize()
-    stream, gen, rng = torch.cuda.Stream(), torch.Generator(device="cuda"), random.Random(2463534242)
-    gen.manual_seed(1)
     peers = ["torch", "cupy", "xpose"]
     header = ["case", "shape", "perm", "type", "memcpy_TBps"] + [f"{p}_pct" for p in peers] + ["xpose_plan"]
     rows, failed = [], False
@@ -190,15 +178,9 @@ def main():
             rows.append([name, "x".join(map(str, shape)), ",".join(map(str, perm)), tname, f"{tbps:.3f}"] + cells +
                         [case.plan_text])
         del case, t
-        gc.collect()  # a case's jobs are its bound methods: a cycle that only the collector frees
-        torch.cuda.empty_cache()
-        if cupy is not None:
-            cupy.get_default_memory_pool().free_all_blocks()
+        pp.release_memory()
     if args.csv:
-        with open(args.csv, "w") as f:
-            f.write(",".join(header) + "\n")
-            for r in rows:
-                f.write(",".join(f'"{c}"' if "," in c else c for c in r) + "\n")
+        pp.write_csv(args.csv, header, rows)
     if args.md:
         with open(args.md, "w") as f:
             f.write(f"{prop.name}; % of a device-to-device copy of the same bytes, same run, median of {args.reps}\n\n")

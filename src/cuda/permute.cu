@@ -15,9 +15,9 @@
 enum PermKind { PERM_NOTHING, PERM_MEMCPY, PERM_RUNS, PERM_SKINNY, PERM_VEC, PERM_SCALAR };
 
 /* The vector tiles, rows (edge B) x columns (edge A), by element size: "wide" ones read 256-byte source segments
- * (fast's FastTile for 1 to 4 bytes, DenseTile for 8 and 16 bytes: docs/tuning.md, "fast: tile shapes", "fast: dense
- * tiles"); "narrow" ones 128-byte segments, twice as many rows, for edges A of at most half a wide tile (a fastest
- * source extent of 28 or 32 floats). */
+ * (fast's FastTile for 1 to 4 bytes, DenseTile for 8 and 16 bytes); "narrow" ones 128-byte segments (4 to 16 bytes:
+ * twice as many rows), where edge A leaves less of its last tile empty: an edge A of 28 floats (docs/tuning.md,
+ * "permute: tile shapes"). */
 template <int ES, bool NARROW> struct PermVecTile;
 template <bool N> struct PermVecTile<1, N> {
     typedef Geo<1, 128, N ? 128 : 256> G;
@@ -104,7 +104,8 @@ static bool fold_runs(xp_perm *p, uintptr_t src, uintptr_t dst)
     return true;
 }
 
-/* Dimensions of p, one place each: an edge's list, or -1. */
+/* The two tile edges: each one's dimensions of p (its first, then those continuing it) and volume, and which edge each
+ * dimension is on. */
 struct PermEdges {
     int in[XPOSE_MAX_RANK]; /* 0: outer, 1: edge A, 2: edge B */
     int a[XPOSE_MAX_RANK], b[XPOSE_MAX_RANK];
@@ -492,10 +493,16 @@ extern "C" int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size
     PermPlan *pl = (PermPlan *)malloc(sizeof *pl);
     if (!pl)
         return XPOSE_ERR_NO_MEMORY;
+    /* Extents past PERM_MAX_EXT run in pieces of it: describe the first. */
+    xp_perm first = *p;
     bool cut = false;
     for (int d = 0; d < p->rank; d++)
-        cut |= p->ext[d] > PERM_MAX_EXT;
-    plan(p, (const void *)256, (void *)256, pl); /* addresses as cudaMalloc gives them */
+        if (p->ext[d] > PERM_MAX_EXT) {
+            first.count = first.count / first.ext[d] * PERM_MAX_EXT;
+            first.ext[d] = PERM_MAX_EXT;
+            cut = true;
+        }
+    plan(&first, (const void *)256, (void *)256, pl); /* addresses as cudaMalloc gives them */
     cut |= pl->blocks > PERM_MAX_BLOCKS;
     char fold[64] = "";
     if (pl->fold > 1)
@@ -504,7 +511,7 @@ extern "C" int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size
     int n;
     switch (pl->kind) {
     case PERM_NOTHING: n = snprintf(buf, size, "nothing to move"); break;
-    case PERM_MEMCPY: n = snprintf(buf, size, "%scopy of %zu bytes (cudaMemcpyAsync)", fold, perm_bytes(&pl->p)); break;
+    case PERM_MEMCPY: n = snprintf(buf, size, "%scopy of %zu bytes (cudaMemcpyAsync)", fold, perm_bytes(p)); break;
     case PERM_RUNS:
         n = snprintf(buf, size, "%sruns b=%d of %zu bytes (%u-byte accesses)%s", fold, pl->b,
                      pl->p.ext[pl->b] * pl->p.es, pl->unit, pieces);
