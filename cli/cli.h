@@ -219,6 +219,8 @@ int cmd_info(int argc, char **argv);
 int gpu_ready(char *why, size_t why_len); /* 1 when GPU variants can be timed here */
 void gpu_describe(char *buf, size_t len); /* device name, memory, driver; or why none */
 void gpu_identity(gpu_id *id);            /* name, driver and runtime versions, or "none" */
+/* The current device's name, compute capability major, SMs and L2 bytes: 1, or 0 where there is none. */
+int gpu_facts(char *name, size_t name_len, int *major, unsigned *sms, size_t *l2_bytes);
 /* Uploads one shape; then gpu_verify_variant per variant and gpu_time_jobs; gpu_end_shape frees. 0 or an
  * xpose status. */
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);

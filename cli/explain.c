@@ -19,7 +19,10 @@ static void explain_usage(FILE *f)
         "  --format table|json|csv|md     (default table)\n"
         "  --all                          every ladder variant, one table\n"
         "  --ncu                          also measure each variant under Nsight Compute (ncu on PATH, or XPOSE_NCU)\n"
-        "                                 on this GPU and print model, measurement and difference side by side\n",
+        "                                 on this GPU and print model, measurement and difference side by side\n"
+        "xpose explain fast[/PARAMS] [shape options]   the production kernel's plan: path, tiles, grid, clusters\n"
+        "  --card h200|h100|a100|v100     plan for that card (default: this GPU, else the H200)\n"
+        "  --src-offset B --dst-offset B  bytes the matrices start past a 256-byte boundary (default 0)\n",
         f);
 }
 
@@ -405,7 +408,10 @@ enum {
     OPT_FMT,
     OPT_ALL,
     OPT_EXH,
-    OPT_NCU
+    OPT_NCU,
+    OPT_CARD,
+    OPT_SRC_OFF,
+    OPT_DST_OFF
 };
 
 /* --ncu: each row measured under ncu, one child run each; progress on stderr. Stops at a failure that every
@@ -457,10 +463,14 @@ int cmd_explain(int argc, char **argv)
                                          {"all", no_argument, 0, OPT_ALL},
                                          {"exhaustive", no_argument, 0, OPT_EXH},
                                          {"ncu", no_argument, 0, OPT_NCU},
+                                         {"card", required_argument, 0, OPT_CARD},
+                                         {"src-offset", required_argument, 0, OPT_SRC_OFF},
+                                         {"dst-offset", required_argument, 0, OPT_DST_OFF},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     ex_shape s = {16384, 16384, 4, 1, 0, 0, 0, 0};
-    size_t v;
+    size_t v, src_off = 0, dst_off = 0;
+    const char *card = NULL;
     double gbps = 0;
     out_format fmt = FMT_TABLE;
     int c, st = 0, all = 0, exhaustive = 0, use_ncu = 0;
@@ -496,6 +506,9 @@ int cmd_explain(int argc, char **argv)
         case OPT_ALL: all = 1; break;
         case OPT_EXH: exhaustive = 1; break; /* every block, no classes: for the tests */
         case OPT_NCU: use_ncu = 1; break;
+        case OPT_CARD: card = optarg; break;
+        case OPT_SRC_OFF: st = parse_size("--src-offset", optarg, &src_off); break;
+        case OPT_DST_OFF: st = parse_size("--dst-offset", optarg, &dst_off); break;
         case 'h': explain_usage(stdout); return 0;
         default:
             fprintf(stderr, "xpose explain: unknown or incomplete option '%s' (try xpose explain --help)\n",
@@ -524,6 +537,17 @@ int cmd_explain(int argc, char **argv)
     }
     s.ss = s.rows * s.lds;
     s.sd = s.cols * s.ldd;
+    if (name && (!strcmp(name, "fast") || !strncmp(name, "fast/", 5))) {
+        if (use_ncu || all) {
+            fprintf(stderr, "xpose explain: fast has a plan, not an access model: no --ncu or --all with it\n");
+            return CLI_EXIT_USAGE;
+        }
+        if (src_off % s.es || dst_off % s.es) {
+            fprintf(stderr, "xpose explain: --src-offset and --dst-offset must be whole elements\n");
+            return CLI_EXIT_USAGE;
+        }
+        return explain_fast(name, &s, src_off, dst_off, card, (int)fmt);
+    }
     char ncu[4096], gwhy[200];
     if (use_ncu && !ncu_find(ncu, sizeof ncu)) {
         fprintf(stderr, "xpose explain: --ncu needs Nsight Compute: no ncu on PATH (or XPOSE_NCU)\n");
@@ -575,7 +599,9 @@ int cmd_explain(int argc, char **argv)
             st = measure(rows, n, ncu, &s);
         print_rows(rows, n, fmt, gbps, &s, use_ncu);
         if (skipped)
-            fprintf(notes, "note: %d GPU transpose variants (fast, the library peers) have no access description yet\n",
+            fprintf(notes,
+                    "note: %d GPU transpose variants (fast, the library peers) have no access description yet; "
+                    "`xpose explain fast` prints fast's plan\n",
                     skipped);
         free(rows);
         return st;

@@ -57,4 +57,10 @@ int ex_run(const ex_kernel *k, const ex_shape *s, int exhaustive, ex_stats *out)
 /* Bytes of the distinct 32-byte sectors of source and destination the call touches (each once). */
 uint64_t ex_dram_bytes(const ex_shape *s);
 
+/* explain_plan.c: `xpose explain fast[/params]`: the production kernel's plan for the call on `card`'s facts (NULL:
+ * this GPU, else an H200's), in format fmt (cli.h's out_format, passed as int). 0, or a CLI exit status. */
+int explain_fast(const char *id, const ex_shape *s, size_t src_off, size_t dst_off, const char *card, int fmt);
+/* The card names --card takes, "h200|h100|...". */
+int explain_card_names(char *buf, size_t n);
+
 #endif

@@ -42,6 +42,18 @@ static int device_props(struct cudaDeviceProp *p)
            cudaGetDeviceProperties(p, dev) == cudaSuccess;
 }
 
+int gpu_facts(char *name, size_t name_len, int *major, unsigned *sms, size_t *l2_bytes)
+{
+    struct cudaDeviceProp p;
+    if (!device_props(&p))
+        return 0;
+    snprintf(name, name_len, "%s", p.name);
+    *major = p.major;
+    *sms = (unsigned)p.multiProcessorCount;
+    *l2_bytes = (size_t)p.l2CacheSize;
+    return 1;
+}
+
 void gpu_identity(gpu_id *id)
 {
     struct cudaDeviceProp p;

@@ -10,6 +10,12 @@ int gpu_ready(char *why, size_t why_len)
 
 void gpu_describe(char *buf, size_t len) { snprintf(buf, len, "none (CUDA backend not built)"); }
 
+int gpu_facts(char *name, size_t name_len, int *major, unsigned *sms, size_t *l2_bytes)
+{
+    (void)name, (void)name_len, (void)major, (void)sms, (void)l2_bytes;
+    return 0;
+}
+
 void gpu_identity(gpu_id *id)
 {
     snprintf(id->name, sizeof id->name, "none");

@@ -93,7 +93,8 @@ __device__ __forceinline__ void store_half(const VecTile<G> &vt, unsigned char *
     VecTile<H>::store(sm, dst + HALF * H::TR * G::ES, ldd_b);
 }
 
-template <class G> __global__ void __launch_bounds__(FAST_THREADS, 8) fast_kernel_split(const TileArgs a)
+template <class G> __global__ void __launch_bounds__(FAST_THREADS, XP_ONE_WAVE_BLOCKS)
+    fast_kernel_split(const TileArgs a)
 {
     extern __shared__ __align__(16) unsigned char sm[];
     const TilePos p = block_tile<G>(a);

@@ -22,8 +22,9 @@ struct SectorGeo {
         ROWS = GROUPS * 16,
         LOADS = ROWS * G::NCH / FAST_THREADS,
         SMEM = ROWS * G::RB,
-        SHIFT = 16, /* rows (= bytes) a phase-1 window starts before r0 */
+        SHIFT = XP_SECTOR_SHIFT, /* rows (= bytes) a phase-1 window starts before r0 */
     };
+    static_assert(SectorGeo::SMEM == XP_SECTOR_SMEM, "the planner's shared memory (fast_geometry.h)");
 };
 
 /* Sector phase (0 or 1) of column parity p's destination rows in the matrix whose destination starts at dst_mat. */

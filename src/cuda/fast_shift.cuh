@@ -29,7 +29,7 @@
  * written in parts, shared with the tiles above and below, ran far slower ("fast: shifted tiles"). */
 template <int HALO, bool TALL = false> struct ShiftGeo {
     struct G {
-        enum { ES = 1, TR = TALL ? 128 : 128 - HALO, TC = 256 };
+        enum { ES = 1, TR = XP_SHIFT_TR(HALO, TALL), TC = XP_SHIFT_TC };
     }; /* the tile's own rows: tile_at's geometry */
     enum {
         LR = G::TR + HALO, /* rows loaded, from r0 - HALO */
@@ -43,6 +43,7 @@ template <int HALO, bool TALL = false> struct ShiftGeo {
     static_assert(LR <= FAST_THREADS && LR * NCH % FAST_THREADS == 0 && (HALO == 0 || HALO == 16 || HALO == 32),
                   "one extra vector a thread; windows of vectors or sectors");
     static_assert(!TALL || HALO == 16, "tall tiles: vector windows only (9 row groups)");
+    static_assert(SMEM == XP_SHIFT_SMEM(HALO, TALL), "the planner's shared memory (fast_geometry.h)");
 };
 
 __device__ __forceinline__ unsigned shift_row(unsigned r) { return r * ShiftGeo<0>::RS + r / 16 * ShiftGeo<0>::PAD; }

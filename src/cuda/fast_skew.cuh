@@ -31,17 +31,9 @@ struct SkewArgs {
     unsigned nc;
 };
 
-/* Skewed tile shapes: FastTile's for 4 to 16 bytes; for 1 and 2 bytes, whose halo is 31 and 15 rows, tiles
- * small enough that the loads of a tile fit 6 and 5 registers of 16 bytes a thread (1 byte: 128 x 128,
- * 128-byte source segments; 2 bytes: 64 x 128). */
+/* Skewed tile shapes: fast_geometry.h. */
 template <int ES> struct SkewShape {
-    enum { TR = FastTile<ES>::TR, TC = FastTile<ES>::TC };
-};
-template <> struct SkewShape<1> {
-    enum { TR = 128, TC = 128 };
-};
-template <> struct SkewShape<2> {
-    enum { TR = 64, TC = 128 };
+    enum { TR = XP_SKEW_TR(ES), TC = XP_SKEW_TC(ES) };
 };
 
 template <int ES> struct SkewGeo {
@@ -49,7 +41,7 @@ template <int ES> struct SkewGeo {
     enum {
         E = G::E,
         WB = 32,            /* windows start on sector boundaries ... */
-        W = WB / ES,        /* ... W elements apart */
+        W = XP_SKEW_W(ES),  /* ... W = WB / ES elements apart */
         SR = G::TR + W - 1, /* tile rows held, with the halo above */
         NVR = G::TR / E,    /* output vectors per destination row */
         RGB = NVR / 8,

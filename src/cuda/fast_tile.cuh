@@ -3,64 +3,22 @@
 #ifndef XP_FAST_TILE_CUH
 #define XP_FAST_TILE_CUH
 
+#include "fast_geometry.h"
 #include "xp_cuda_util.cuh"
 
-/* Tile shape per element size: a source row segment of 256 bytes (128 and 512 were slower) and a destination row
- * segment of >= 128 bytes (full lines on store); 16 KB, or 32 KB where 16 KB would cut the source segment
- * (docs/tuning.md, "fast: tile shapes"). */
-template <int ES> struct FastTile;
-template <> struct FastTile<1> {
-    enum { TR = 128, TC = 256 };
+/* Tile shapes per element size (fast_geometry.h says why each). */
+template <int ES> struct FastTile {
+    enum { TR = XP_FAST_TR(ES), TC = XP_FAST_TC(ES) };
 };
-template <> struct FastTile<2> {
-    enum { TR = 128, TC = 128 };
+template <int ES> struct SmallTile {
+    enum { TR = XP_SMALL_TR(ES), TC = XP_SMALL_TC(ES) };
 };
-template <> struct FastTile<4> {
-    enum { TR = 64, TC = 64 };
-};
-template <> struct FastTile<8> {
-    enum { TR = 64, TC = 32 };
-};
-template <> struct FastTile<16> {
-    enum { TR = 64, TC = 16 };
-};
-
-/* The smallest tiles the vector path allows (8 row groups, 8 chunks per row, one load per thread): more blocks for
- * matrices too small to fill the GPU a few times over with FastTile tiles. AUTO_MAX: calls of at most this many
- * FastTile tiles take them (XP_FAST_AUTO_TILES), where they measured faster ("fast: small tiles"). */
-template <int ES> struct SmallTile;
-template <> struct SmallTile<1> {
-    enum { TR = 128, TC = 128, AUTO_MAX = 32 };
-};
-template <> struct SmallTile<2> {
-    enum { TR = 64, TC = 64, AUTO_MAX = 1024 };
-};
-template <> struct SmallTile<4> {
-    enum { TR = 32, TC = 32, AUTO_MAX = 64 };
-};
-template <> struct SmallTile<8> {
-    enum { TR = 32, TC = 16, AUTO_MAX = 128 };
-};
-template <> struct SmallTile<16> {
-    enum { TR = 16, TC = 16, AUTO_MAX = 0 };
-};
-
-/* 8- and 16-byte calls past SmallTile's (XP_FAST_AUTO_TILES): half-height tiles of 8 KB (32 x 32 and 32 x 16
- * elements, 256-byte source segments) at 8 blocks per SM, the same bytes in flight per SM as FastTile's 16 KB at 4, in
- * finer pieces, and 32 registers ("fast: dense tiles"). */
 template <int ES> struct DenseTile {
-    enum { TR = 32, TC = 256 / ES, BLOCKS = 8 };
+    enum { TR = XP_DENSE_TR, TC = XP_DENSE_TC(ES), BLOCKS = XP_DENSE_BLOCKS };
 };
-
-/* Large 4- to 16-byte calls (FAST_WIDE_MIN_TILES FastTile tiles or more) whose source rows do not all start on a
- * 128-byte line: 512-byte source segments (64 x 128 elements of 4 bytes, 32 x 64 of 8, 32 x 32 of 16). A 256-byte
- * segment off a line touches 3 lines instead of 2, a 512-byte one 5 instead of 4 ("fast: wide tiles"). */
 template <int ES> struct WideTile {
-    enum { TR = ES >= 8 ? 32 : 64, TC = 512 / ES };
+    enum { TR = XP_WIDE_TR(ES), TC = XP_WIDE_TC(ES) };
 };
-#define FAST_WIDE_MIN_TILES 16384
-
-#define FAST_THREADS 256
 
 /* Row groups one warp's store instruction covers: 8 (128 bytes of 4 destination rows), or for 8- and 16-byte
  * elements 16 / 32 (256 bytes of 2 rows, 512 bytes of 1), as far as the tile has them: each destination segment
@@ -92,7 +50,7 @@ template <int ES_, int TR_ = FastTile<ES_>::TR, int TC_ = FastTile<ES_>::TC> str
         STORES = WARP_ITEMS / (FAST_THREADS / 32),
         PADB = ES < 4 ? 4 : ES, /* scalar path: pad rows by one bank-width access */
         SRB = RB + PADB,
-        SMEM = TR * SRB, /* the larger layout of the two (vector: TR x RB; scalar: TR x SRB) */
+        SMEM = XP_TILE_SMEM(ES, TR, TC), /* the larger layout of the two (vector: TR x RB; scalar: TR x SRB) */
     };
     static_assert(WARP_ITEMS % (FAST_THREADS / 32) == 0, "every warp stores the same number of items");
 };

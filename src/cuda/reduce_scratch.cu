@@ -59,10 +59,16 @@ int xr_device_sms(int *major)
     return devs[dev].sms;
 }
 
-size_t xr_device_l2_bytes(void)
+void xr_device_facts(int *major, int *sms, size_t *l2_bytes)
 {
     int dev;
-    return current_device(&dev) && devs[dev].l2 > 0 ? (size_t)devs[dev].l2 : 0;
+    *major = *sms = 0;
+    *l2_bytes = 0;
+    if (!current_device(&dev))
+        return;
+    *major = devs[dev].major;
+    *sms = devs[dev].sms;
+    *l2_bytes = devs[dev].l2 > 0 ? (size_t)devs[dev].l2 : 0;
 }
 
 int xr_scratch_get(size_t bytes, cudaStream_t s, xr_scratch *sc)

@@ -49,8 +49,8 @@ static inline cudaStream_t xp_stream(const xp_call *c) { return (cudaStream_t)c-
 /* Multiprocessor count and compute capability major of the current device, cached per device
  * (reduce_scratch.cu); 0 when there is no device. */
 int xr_device_sms(int *major);
-/* L2 size of the current device in bytes, cached likewise; 0 when unknown. */
-size_t xr_device_l2_bytes(void);
+/* The same and the L2 size in bytes, under one look-up; all 0 when there is no device. */
+void xr_device_facts(int *major, int *sms, size_t *l2_bytes);
 
 /* Calls body<T>() with the element type of the call's element size. */
 #define XP_DISPATCH_ELEM(es, BODY)                                                                                     \
