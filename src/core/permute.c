@@ -71,17 +71,6 @@ static int check_pointers(const xp_perm *p, const void *src, const void *dst)
     return XPOSE_OK;
 }
 
-/* Whether the plan runs as the production transpose on backend be. Not on CUDA where the matrix has a side under 16
- * bytes and is no copy (HWC -> CHW's 3 channels, pairs): `fast` reads such a side one element per thread, at 2-6 % of a
- * copy on the H200 (the suite's (8192,8192,3) u8 and (2^26,2) float), where the permutation kernels' skinny path keeps
- * the small extent in registers. The CPU's cpu-fast has narrow kernels of its own. */
-static int runs_as_shape(const struct xpose_permute_plan_s *q, xpose_backend be)
-{
-    const xp_shape *s = &q->shape;
-    const int narrow = !xp_shape_is_copy(s) && (s->rows * s->es < 16 || s->cols * s->es < 16);
-    return q->as_shape && !(be == XPOSE_BACKEND_CUDA && narrow);
-}
-
 int xp_permute_on(const struct xpose_permute_plan_s *q, xpose_backend want, const void *src, void *dst, void *stream,
                   int sync)
 {
@@ -95,7 +84,7 @@ int xp_permute_on(const struct xpose_permute_plan_s *q, xpose_backend want, cons
     if (st != XPOSE_OK)
         return st;
     xpose_backend be = want == XPOSE_BACKEND_CUDA ? want : xp_resolve_backend(q->backend, src);
-    if (runs_as_shape(q, be)) { /* xpose_transpose's own path from here on, device checks included */
+    if (q->as_shape) { /* xpose_transpose's own path from here on, device checks included */
         const xp_variant *v;
         st = xp_production_transpose(be, &v);
         return st != XPOSE_OK ? st : xp_run_shape(v, &q->shape, src, dst, stream, sync);
@@ -192,7 +181,7 @@ int xpose_permute_plan_describe(const xpose_permute_plan plan, xpose_backend bac
     if (!dst_dense(p))
         put_list(&t, " dst strides ", p->rank, NULL, p->ds);
     put(&t, " -> ");
-    if (runs_as_shape(plan, backend)) {
+    if (plan->as_shape) {
         const xp_variant *v;
         if ((st = xp_production_transpose(backend, &v)) != XPOSE_OK)
             return st;
