@@ -183,7 +183,9 @@ def _permute(x, axes, out, stream):
             elif out.dtype == dt and out.shape == plan.out_shape and out.flags.writeable:
                 if not plan.count:
                     return out
-                res, dst = out, out.__array_interface__["data"][0]
+                res = out
+                dst = _addressof(_from_buffer(out)) if plain and out.flags.c_contiguous else \
+                    out.__array_interface__["data"][0]
             else:
                 return _permute_any(x, axes, out, stream, None)
             # ctypes reads a C-contiguous writable array's address 3x faster than NumPy's interface dict

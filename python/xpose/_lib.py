@@ -94,7 +94,7 @@ for _name, (_res, _args) in _SIGNATURES.items():
 
 def error(status):
     """The XposeError for a nonzero library status."""
-    return XposeError(STATUS_NAMES.get(status, f"XPOSE_STATUS_{status}"), xpose_strerror(status).decode(), status)
+    return XposeError(STATUS_NAMES.get(status, f"XPOSE_STATUS_{status}"), lib.xpose_strerror(status).decode(), status)
 
 
 def check(status):
