@@ -86,8 +86,9 @@ def test_unsupported_dtypes_and_objects():
         with pytest.raises(TypeError, match="dtype"):
             xpose.transpose(a)
     for x in ([[1, 2], [3, 4]], 3.0, "ab", None):
-        with pytest.raises(TypeError, match="cannot read an array"):
-            xpose.transpose(x)
+        for fn in (xpose.transpose, xpose.matrix_transpose, xpose.sum):
+            with pytest.raises(TypeError, match="cannot read an array"):
+                fn(x)
 
 
 def test_object_dtype_never_takes_a_cached_plan():

@@ -171,3 +171,5 @@ def test_dlpack_producer(rng):
     out = poisoned((5, 8, 9), np.int64)
     xpose.permute(Producer(a), (2, 0, 1), out=out)
     same_bits(out, np.transpose(a, (2, 0, 1)))
+    same_bits(xpose.matrix_transpose(Producer(a)), np.swapaxes(a, -1, -2))
+    assert xpose.sum(Producer(a)) == a.sum()

@@ -92,6 +92,8 @@ def test_conjugate_and_negative_views():
     same(xpose.transpose(c), c.t().resolve_conj())
     n = torch.randn(5, 6, dtype=torch.complex128).conj().imag  # negative bit set
     same(xpose.transpose(n), n.t().resolve_neg())
+    with pytest.raises(ValueError, match="conjugated"):
+        xpose.transpose(x, out=torch.empty(6, 5, dtype=torch.complex64).conj())
 
 
 def test_cpu_reductions():

@@ -55,7 +55,10 @@ _PLANS_MAX = 256
 
 def _remember(cache, key, plan):
     if len(cache) >= _PLANS_MAX:
-        cache.pop(next(iter(cache)), None)
+        try:
+            del cache[next(iter(cache))]
+        except (RuntimeError, StopIteration, KeyError):  # another thread changed the cache meanwhile
+            pass
     cache[key] = plan
 
 
@@ -131,6 +134,8 @@ def _same_dtype(a, o):
 def _out(a, out, shape, stream):
     """The Arr of `out` where it can take a result of `shape` like a's; else ValueError or TypeError saying why."""
     o = _arrays.view(out, stream)
+    if o.obj is not out:  # PyTorch's lazy conjugation or negation: the memory is not what out reads as
+        raise ValueError("xpose: out is a conjugated or negated view (x.conj()); pass a tensor of its own")
     if o.kind == "dlpack":  # a DLPack capsule does not say whether its memory may be written
         raise TypeError("xpose: out must be a NumPy, CuPy or PyTorch array or expose __cuda_array_interface__")
     if tuple(o.shape) != tuple(shape):
@@ -323,7 +328,10 @@ def permute(x, axes, out=None, *, stream=None):
 def matrix_transpose(x, out=None, *, stream=None, variant=None):
     """The last two axes swapped, leading axes a batch: NumPy 2's matrix_transpose, the array API's x.mT. x needs at
     least two dimensions (ValueError). See transpose for arrays, out, stream and variant."""
-    nd = len(x.shape)
+    shape = getattr(x, "shape", None)
+    if shape is None:  # a DLPack-only producer, or no array at all (TypeError)
+        shape = _arrays.view(x, None if stream is None else _arrays.stream_handle(stream)).shape
+    nd = len(shape)
     if nd < 2:
         raise ValueError(f"xpose.matrix_transpose: x has {nd} dimensions; it needs at least 2")
     axes = tuple(range(nd - 2)) + (nd - 1, nd - 2)
@@ -351,7 +359,7 @@ def _reduce(x, op, stream):
         if stream is not None:
             raise ValueError("xpose: stream= is for CUDA arrays; this one is on the host")
         _check(_lib.xpose_reduce(_lib.BACKEND_CPU, op, t, a.ptr, _size(a.shape), r.ptr))
-        return res[()] if a.kind == "numpy" else res
+        return res[()] if a.kind in ("numpy", "dlpack") else res  # NumPy's reductions return scalars
     with _arrays.device_of(a):
         _check(_lib.xpose_reduce_cuda(op, t, a.ptr, _size(a.shape), r.ptr,
                                       _arrays.current_stream(a) if h is None else h))
