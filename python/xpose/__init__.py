@@ -36,10 +36,11 @@ _from_buffer, _addressof = _ct.c_char.from_buffer, _ct.addressof
 class _Plan:
     """A libxpose permutation plan and what it was made for. Destroyed with its last reference, so that a plan that
     leaves the cache while another thread runs it lives until that thread is done."""
-    __slots__ = ("handle", "out_shape", "count")
+    __slots__ = ("handle", "out_shape", "count", "src_off", "dst_off")
 
-    def __init__(self, handle, out_shape, count):
+    def __init__(self, handle, out_shape, count, src_off=0, dst_off=0):
         self.handle, self.out_shape, self.count = handle, out_shape, count
+        self.src_off, self.dst_off = src_off, dst_off  # bytes added to the pointers: see _make_plan
 
     def __del__(self, destroy=_lib.xpose_permute_plan_destroy):
         destroy(self.handle)
@@ -156,17 +157,27 @@ def _out(a, out, shape, stream):
 
 
 def _make_plan(a, perm, dst_strides):
-    """Plans a's permutation `perm` into dst_strides (None: dense) with the library; XposeError on its status."""
+    """Plans a's permutation `perm` into dst_strides (None: dense) with the library; XposeError on its status.
+    The library writes through positive strides only: a destination dimension of negative stride is walked from its
+    other end, and so is the source dimension that lands in it, from pointers moved by src_off and dst_off bytes."""
     shape, src = a.shape, a.strides
     if not shape:  # a 0-d array: one element
         shape, perm, src = (1,), (0,), (1,)
+    src_off = dst_off = 0
+    if dst_strides is not None and any(s < 0 for s in dst_strides):
+        src, dst_strides = list(src), list(dst_strides)
+        for k, d in enumerate(perm):
+            if dst_strides[k] < 0 and shape[d] > 1:
+                dst_off += (shape[d] - 1) * dst_strides[k] * a.itemsize
+                src_off += (shape[d] - 1) * src[d] * a.itemsize
+                dst_strides[k], src[d] = -dst_strides[k], -src[d]
     r = len(shape)
     handle = _ct.c_void_p()
     backend = _lib.BACKEND_CPU if a.device == _CPU else _lib.BACKEND_CUDA
     _check(_lib.xpose_permute_plan_create(_ct.byref(handle), backend, a.itemsize, r, (_ct.c_size_t * r)(*shape),
                                           (_ct.c_int * r)(*perm), (_ct.c_int64 * r)(*src),
                                           None if dst_strides is None else (_ct.c_int64 * r)(*dst_strides)))
-    return _Plan(handle.value, tuple(a.shape[p] for p in perm) if a.shape else (), _size(shape))
+    return _Plan(handle.value, tuple(a.shape[p] for p in perm) if a.shape else (), _size(shape), src_off, dst_off)
 
 
 def _permute(x, axes, out, stream):
@@ -200,7 +211,7 @@ def _permute(x, axes, out, stream):
             else:
                 src = x.__array_interface__["data"][0]
             if not (src | dst) % dt.itemsize:
-                _check(_execute(plan.handle, src, dst))
+                _check(_execute(plan.handle, src + plan.src_off, dst + plan.dst_off))
                 return res
             return _permute_any(x, axes, out, stream, None)
         return _permute_any(x, axes, out, stream, key)
@@ -219,13 +230,13 @@ def _permute_any(x, axes, out, stream, np_key):
         out_shape = tuple(a.shape[p] for p in perm)
         return _arrays.empty(a, out_shape) if out is None else _out(a, out, out_shape, h).obj
     if out is None:
+        res = _arrays.empty(a, tuple(a.shape[p] for p in perm))  # first: an unknown library's TypeError comes first
+        o = _arrays.view(res)
         key = (backend, a.itemsize, a.shape, axes, a.strides, None)
         plan = _plans.get(key)
         if plan is None:
             plan = _make_plan(a, perm, None)
             _remember(_plans, key, plan)
-        res = _arrays.empty(a, plan.out_shape)
-        o = _arrays.view(res)
     else:
         o = _out(a, out, tuple(a.shape[p] for p in perm), h)
         res = out
@@ -237,11 +248,12 @@ def _permute_any(x, axes, out, stream, np_key):
             _remember(_plans, key, plan)
     if np_key is not None and a.obj is x:  # not a copy: the fast path can take this key from now on
         _remember(_np_plans, np_key, plan)
+    src, dst = a.ptr + plan.src_off, o.ptr + plan.dst_off
     if a.device == _CPU:
-        _check(_execute(plan.handle, a.ptr, o.ptr))
+        _check(_execute(plan.handle, src, dst))
     else:
         with _arrays.device_of(a):
-            _check(_execute_cuda(plan.handle, a.ptr, o.ptr, _arrays.current_stream(a) if h is None else h))
+            _check(_execute_cuda(plan.handle, src, dst, _arrays.current_stream(a) if h is None else h))
     return res
 
 
