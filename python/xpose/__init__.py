@@ -26,7 +26,6 @@ __all__ = ["transpose", "permute", "matrix_transpose", "sum", "min", "max", "set
 __version__ = _lib.xpose_version().decode()
 
 _CPU = _arrays.CPU
-_SIZES = frozenset(_arrays.SIZES)
 _check = _lib.check
 _execute = _lib.xpose_permute_execute
 _execute_cuda = _lib.xpose_permute_execute_cuda
@@ -36,10 +35,10 @@ _from_buffer, _addressof = _ct.c_char.from_buffer, _ct.addressof
 class _Plan:
     """A libxpose permutation plan and what it was made for. Destroyed with its last reference, so that a plan that
     leaves the cache while another thread runs it lives until that thread is done."""
-    __slots__ = ("handle", "out_shape", "count", "src_off", "dst_off")
+    __slots__ = ("handle", "out_shape", "src_off", "dst_off")
 
-    def __init__(self, handle, out_shape, count, src_off=0, dst_off=0):
-        self.handle, self.out_shape, self.count = handle, out_shape, count
+    def __init__(self, handle, out_shape, src_off=0, dst_off=0):
+        self.handle, self.out_shape = handle, out_shape
         self.src_off, self.dst_off = src_off, dst_off  # bytes added to the pointers: see _make_plan
 
     def __del__(self, destroy=_lib.xpose_permute_plan_destroy):
@@ -49,7 +48,7 @@ class _Plan:
 # Plans by what defines them, so that a repeated call does no checking, planning or ctypes array building.
 # _np_plans: NumPy on the host, keyed (element size, shape, axes as given, byte strides, out's byte strides or None);
 # _plans: every kind, keyed (backend, element size, shape, axes as given, element strides, out's element strides,
-# None where dense). Bounded: the oldest plan goes first.
+# None where dense). Plans of empty arrays are never made. Bounded: the oldest plan goes first.
 _np_plans, _plans = {}, {}
 _PLANS_MAX = 256
 
@@ -177,7 +176,7 @@ def _make_plan(a, perm, dst_strides):
     _check(_lib.xpose_permute_plan_create(_ct.byref(handle), backend, a.itemsize, r, (_ct.c_size_t * r)(*shape),
                                           (_ct.c_int * r)(*perm), (_ct.c_int64 * r)(*src),
                                           None if dst_strides is None else (_ct.c_int64 * r)(*dst_strides)))
-    return _Plan(handle.value, tuple(a.shape[p] for p in perm) if a.shape else (), _size(shape), src_off, dst_off)
+    return _Plan(handle.value, tuple(a.shape[p] for p in perm) if a.shape else (), src_off, dst_off)
 
 
 def _permute(x, axes, out, stream):
@@ -193,12 +192,8 @@ def _permute(x, axes, out, stream):
             plain = dt.kind in "biufc"  # types the buffer protocol exports (not datetimes, not ml_dtypes')
             if out is None:
                 res = np.empty(plan.out_shape, dt)
-                if not plan.count:
-                    return res
                 dst = _addressof(_from_buffer(res)) if plain else res.__array_interface__["data"][0]
             elif out.dtype == dt and out.shape == plan.out_shape and out.flags.writeable:
-                if not plan.count:
-                    return out
                 res = out
                 dst = _addressof(_from_buffer(out)) if plain and out.flags.c_contiguous else \
                     out.__array_interface__["data"][0]
