@@ -1,5 +1,6 @@
 /* cpu_fast.c: cpu-fast, the production CPU transpose: L1-sized tiles over OpenMP threads, SIMD kernels picked
  * at run time, and whole destination cache lines written with non-temporal stores from 256 KB on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_fast.h"
@@ -62,7 +63,9 @@ typedef struct plan {
     const unsigned char *src;
     unsigned char *dst;
     size_t es, rows, cols, lds, ldd, ss, sd;
-    size_t ti, tj, lag; /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
+    const xp_fast_grid *grid; /* members on an N-d grid (a permutation's outer dimensions), else b * ss, b * sd */
+    size_t sd_lines;          /* what decides whether members share a line phase: sd, or every grid stride ORed */
+    size_t ti, tj, lag;       /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
     size_t tiles_i, tiles_j;
     int staged;
     int copy;          /* xp_shape_is_copy: every tile is a copy */
@@ -113,13 +116,30 @@ static long long run_length(const plan *p, long long tiles)
     return run < per_thread ? run : per_thread > 1 ? per_thread : 1;
 }
 
+/* Where member b starts in the source and the destination: b * ss and b * sd, or its place on the grid. */
+static void member(const plan *p, size_t b, const unsigned char **s, unsigned char **d)
+{
+    if (!p->grid) {
+        *s = p->src + b * p->ss;
+        *d = p->dst + b * p->sd;
+        return;
+    }
+    int64_t os, od;
+    xp_fast_grid_member(p->grid, b, &os, &od);
+    *s = p->src + os;
+    *d = p->dst + od;
+}
+
 static void run_tile(const plan *p, size_t t, unsigned char *buf)
 {
     size_t per = p->tiles_i * p->tiles_j, b = t / per, ti = t % per / p->tiles_j, tj = t % p->tiles_j;
     size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
     size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
-    const unsigned char *s = p->src + b * p->ss + i0 * p->lds + j0 * p->es;
-    unsigned char *d = p->dst + b * p->sd + j0 * p->ldd + i0 * p->es;
+    const unsigned char *s;
+    unsigned char *d;
+    member(p, b, &s, &d);
+    s += i0 * p->lds + j0 * p->es;
+    d += j0 * p->ldd + i0 * p->es;
     if (p->copy)
         memcpy(d, s, ni * nj * p->es);
     else if (p->lines)
@@ -142,7 +162,7 @@ static void publish(int nt)
 }
 
 /* The call's matrices, strides in bytes, and the height of one SIMD block. */
-static void plan_layout(plan *p, const xp_call *c, const xp_fast_isa *isa)
+static void plan_layout(plan *p, const xp_call *c, const xp_fast_grid *g, const xp_fast_isa *isa)
 {
     const xp_shape *s = &c->s;
     memset(p, 0, sizeof *p);
@@ -154,7 +174,12 @@ static void plan_layout(plan *p, const xp_call *c, const xp_fast_isa *isa)
     p->lds = s->lds * s->es;
     p->ldd = s->ldd * s->es;
     p->ss = s->ss * s->es;
-    p->sd = s->sd * s->es;
+    p->sd = p->sd_lines = s->sd * s->es;
+    if ((p->grid = g) != NULL) {
+        p->sd_lines = 0;
+        for (int k = 0; k < g->rank; k++)
+            p->sd_lines |= (size_t)g->sd[k];
+    }
     p->copy = xp_shape_is_copy(s);
     p->block_rows = isa->width ? isa->width / s->es : 1;
 }
@@ -172,9 +197,9 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     p->region = isa->region[nt][e];
     p->region_plain = isa->region[0][e];
     p->row = isa->row[nt];
-    p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd % XPF_LINE != 0) ||
+    p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0) ||
                 (nt && isa->width < XPF_LINE && 16 / s->es > XPF_WC_LINES);
-    if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd | (uintptr_t)c->dst) % 4 == 0) {
+    if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd_lines | (uintptr_t)c->dst) % 4 == 0) {
         p->lines = isa->lines[nt][e];
         p->staged = 0;
     }
@@ -198,7 +223,7 @@ static void plan_degenerate(plan *p, const xp_call *c)
         p->lines = NULL;
         /* A gather into one destination row per member: 16-byte elements fill whole blocks (one column), whose
          * streaming stores need lines that tiles 2^16 rows apart only reach where the row starts on one. */
-        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p->sd % XPF_LINE != 0))
+        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0))
             p->region = p->region_plain;
     }
 }
@@ -248,15 +273,31 @@ static void run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
     }
 }
 
-int xp_cpu_fast(const xp_call *c)
+static int run_fast(const xp_call *c, const xp_fast_grid *g)
 {
     const xp_shape *s = &c->s;
     const xp_fast_isa *isa = pick_isa();
     const size_t bytes = s->batch * s->rows * s->cols * s->es;
     plan p;
-    plan_layout(&p, c, isa);
+    plan_layout(&p, c, g, isa);
     const int nt = plan_kernels(&p, c, isa, bytes);
     plan_tiles(&p, c, isa);
     run_tiles(&p, (long long)(s->batch * p.tiles_i * p.tiles_j), bytes, nt);
     return XPOSE_OK;
 }
+
+int xp_cpu_fast(const xp_call *c) { return run_fast(c, NULL); }
+
+int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, size_t size)
+{
+    const xp_shape *s = &c->s;
+    const xp_fast_isa *isa = pick_isa();
+    plan p;
+    plan_layout(&p, c, g, isa);
+    const int nt = plan_kernels(&p, c, isa, s->batch * s->rows * s->cols * s->es);
+    plan_tiles(&p, c, isa);
+    const char *kind = p.copy ? "copy" : p.lines ? "joined-lines" : p.staged ? "staged" : "region";
+    return snprintf(buf, size, "%s %s tiles %zux%zu%s", isa->name, kind, p.ti, p.tj, nt ? " nt" : "");
+}
+
+int xp_cpu_fast_grid(const xp_call *c, const xp_fast_grid *g) { return run_fast(c, g); }

@@ -57,6 +57,36 @@ enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
 int xp_cpu_fast(const xp_call *c);
 
+/* Members of a batch on an N-d grid, as a permutation's dimensions outside its tile lie (cpu_permute.c): member b
+ * has the digits of b in the extents ext (the last dimension fastest) and lies at the sum of digit times stride, in
+ * BYTES, from the source and the destination; source strides may be negative or zero. */
+typedef struct xp_fast_grid {
+    int rank;
+    size_t ext[XPOSE_MAX_RANK];
+    int64_t ss[XPOSE_MAX_RANK], sd[XPOSE_MAX_RANK];
+} xp_fast_grid;
+
+/* Byte offsets of grid member b from the source and the destination. */
+static inline void xp_fast_grid_member(const xp_fast_grid *g, size_t b, int64_t *os, int64_t *od)
+{
+    int64_t s = 0, d = 0;
+    for (int k = g->rank - 1; k >= 0 && b; k--) {
+        const size_t e = g->ext[k], x = b % e;
+        b /= e;
+        s += (int64_t)x * g->ss[k];
+        d += (int64_t)x * g->sd[k];
+    }
+    *os = s;
+    *od = d;
+}
+
+/* cpu-fast over the members of grid g: c->s is one member (rows, cols, leading dimensions), its batch the grid's
+ * member count, its batch strides unused. Same tiles, kernels, stores and threads as xp_cpu_fast. */
+int xp_cpu_fast_grid(const xp_call *c, const xp_fast_grid *g);
+/* What xp_cpu_fast_grid would run (g may be NULL), as snprintf writes: instruction set, tile kind and size, stores;
+ * c->dst NULL: for a destination that starts on a cache line. */
+int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, size_t size);
+
 /* How far XPOSE_CPU_ISA=scalar|avx2|avx512 lets the CPU variants go: 0, 1 or 2 (unset: 2); each variant then takes
  * the widest set at or under it that the CPU has (to compare the sets, or to test every path). */
 static inline int xp_cpu_isa_cap(void)

@@ -39,3 +39,8 @@ int xpose_reduce_variant_cuda(const char *variant, xpose_reduce_op op, xpose_dty
     const xp_variant *v = cuda_variant(variant, &st);
     return v ? xp_run_reduce(v, op, type, src, n, result, (void *)stream, 0) : st;
 }
+
+int xpose_permute_execute_cuda(const xpose_permute_plan plan, const void *src, void *dst, cudaStream_t stream)
+{
+    return xp_permute_on(plan, XPOSE_BACKEND_CUDA, src, dst, (void *)stream, 0);
+}
