@@ -146,6 +146,15 @@ def test_cuda_current_stream_and_stream_argument():
 
 
 @cuda_only
+def test_cuda_variant():
+    x = random_tensor((3, 100, 70), torch.float32, "cuda")
+    same(xpose.matrix_transpose(x, variant="shared-pad/16"), x.mT)
+    same(xpose.transpose(x[0], variant="naive"), x[0].t())
+    with pytest.raises(ValueError, match="2-D"):
+        xpose.transpose(x, variant="shared-pad/16")
+
+
+@cuda_only
 def test_cuda_reductions():
     x = torch.randn(3_000_001, device="cuda")
     s = xpose.sum(x)
