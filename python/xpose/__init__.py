@@ -102,6 +102,17 @@ def _dense(shape, strides):
     return True
 
 
+def _packed(shape, strides):
+    """True where the elements fill a contiguous run in some order (C, Fortran, or any permutation of them): what a
+    reduction can read as one array."""
+    run = 1
+    for s, n in sorted((s, n) for n, s in zip(shape, strides) if n > 1):
+        if s != run:
+            return False
+        run *= n
+    return True
+
+
 def _size(shape):
     n = 1
     for e in shape:
@@ -358,7 +369,7 @@ def _reduce(x, op, stream):
     t = _REDUCE_TYPES.get(_arrays.dtype_name(a))
     if t is None:
         raise TypeError(f"xpose: reductions take float32, float64, int32 and int64 arrays, not {a.dtype}")
-    if not _dense(a.shape, a.strides):  # the library reduces a contiguous run: make one with a permutation
+    if not _packed(a.shape, a.strides):  # the library reduces a contiguous run: make one with a permutation
         a = _view(_permute(a.obj, tuple(range(len(a.shape))), None, stream), h)
     res = _arrays.empty(a, ())
     r = _arrays.view(res)
@@ -374,9 +385,10 @@ def _reduce(x, op, stream):
 
 
 def sum(x, *, stream=None):
-    """The sum of all elements of a float32, float64, int32 or int64 array (integers wrap as in C). A
-    non-contiguous x is first made contiguous (a copy by xpose). NumPy: a NumPy scalar; PyTorch and CuPy: a 0-d
-    array on x's device (CUDA: asynchronous on `stream`, as transpose)."""
+    """The sum of all elements of a float32, float64, int32 or int64 array (integers wrap as in C). An x whose
+    elements do not fill one contiguous run (C, Fortran or any order) is first made contiguous: a copy by xpose.
+    NumPy: a NumPy scalar; PyTorch and CuPy: a 0-d array on x's device (CUDA: asynchronous on `stream`, as
+    transpose)."""
     return _reduce(x, 0, stream)
 
 

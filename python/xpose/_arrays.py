@@ -252,8 +252,9 @@ def stream_handle(stream):
     object of the __cuda_stream__ protocol."""
     if isinstance(stream, int):
         return stream
-    if hasattr(stream, "__cuda_stream__"):
-        return int(stream.__cuda_stream__()[1])
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:  # (version, handle), from a method (the protocol) or, in some releases, a property
+        return int((proto() if callable(proto) else proto)[1])
     for attr in ("cuda_stream", "ptr", "handle"):
         h = getattr(stream, attr, None)
         if isinstance(h, int):
