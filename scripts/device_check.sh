@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # device_check.sh: the GPU session check, run on the device machine from the repository root: Release build for
-# sm_90, the GPU tests, compute-sanitizer memcheck and racecheck over the `fast` rows, then the peer and shape
-# benches behind README's H200 tables, the small-squares peer sweep (device_sweep.sh) and the PyTorch / CuPy
-# comparison (python_peers.py). Logs go to $OUT (default ./device-out); a short table is printed last.
+# sm_90, the GPU tests, the Python package's tests, compute-sanitizer memcheck and racecheck over the `fast` rows,
+# then the peer and shape benches behind README's H200 tables, the small-squares peer sweep (device_sweep.sh) and
+# the PyTorch / CuPy comparison (python_peers.py). Logs go to $OUT (default ./device-out); a short table is printed
+# last.
 # Usage: [SANITIZE=0] bash scripts/device_check.sh [--quick|--bench]   (--quick: tests and sanitizers only; --bench: the
 # benches only, reusing $BUILD where it holds a build; SANITIZE=0: no sanitizers, for a tree whose kernels are
 # byte-identical to ones they passed). --quick then --bench is the whole check in two device calls.
@@ -18,7 +19,12 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DXP
 echo "ctest -L gpu: exit $? ($(grep -E 'tests passed' "$OUT/ctest-gpu.log"))"
 (cd "$B" && ctest -R cli --output-on-failure > "$OUT/ctest-cli.log" 2>&1) # the bench's GPU rows, both timing orders
 echo "ctest -R cli: exit $? ($(grep -E 'tests passed' "$OUT/ctest-cli.log"))"
-XPOSE_LIB="$B/libxpose.so" python3 examples/transpose_torch.py > "$OUT/example-torch.log" 2>&1
+# The Python package on this build's libxpose.so: its pytest suite (the PyTorch and CuPy CUDA tests run here, where
+# those and a GPU are present; examples included) and the PyTorch example on its own.
+XPOSE_LIB="$B/libxpose.so" PYTHONPATH=python python3 -m pytest -q -p no:cacheprovider python/tests \
+    > "$OUT/pytest.log" 2>&1
+echo "pytest python/tests: exit $? ($(tail -1 "$OUT/pytest.log"))"
+XPOSE_LIB="$B/libxpose.so" PYTHONPATH=python python3 examples/transpose_torch.py > "$OUT/example-torch.log" 2>&1
 echo "examples/transpose_torch.py: exit $? ($(tail -1 "$OUT/example-torch.log"))"
 for tool in $([ "${SANITIZE:-1}" = 0 ] || echo memcheck racecheck); do
     compute-sanitizer --tool "$tool" "$B/tests/test_gpu_transpose" fast --no-huge > "$OUT/$tool.log" 2>&1

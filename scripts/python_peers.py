@@ -16,9 +16,10 @@ import random
 import sys
 import warnings
 
+# The package from this source tree (its libxpose.so: --lib, $XPOSE_LIB, else build/libxpose.so) unless pip installed
+# it; imported in main(), once --lib is known.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import xpose  # noqa: E402
-
+xpose = None
 try:
     import torch
 except ImportError:
@@ -65,7 +66,7 @@ def cupy_stream_of(stream):
 class Case:
     """Buffers and jobs for one shape: src (batch x rows x ld_src, of which rows x cols are read), dst dense."""
 
-    def __init__(self, lib, rows, cols, es, batch, ld, stream, gen):
+    def __init__(self, rows, cols, es, batch, ld, stream, gen):
         self.rows, self.cols, self.es, self.batch = rows, cols, es, batch
         self.ld = ld or cols
         base = random_tensor((batch, rows, self.ld), es, gen)
@@ -74,7 +75,7 @@ class Case:
         nbytes = rows * cols * es * batch
         self.copy_src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
         self.copy_dst = torch.empty_like(self.copy_src)
-        self.lib, self.stream = lib, stream
+        self.stream = stream
         self.jobs = {"memcpy": self.copy, "xpose fast": self.xpose, "torch": self.torch_t}
         if cupy is not None:
             self.xc = cupy.from_dlpack(self.x)
@@ -86,9 +87,7 @@ class Case:
         self.copy_dst.copy_(self.copy_src)
 
     def xpose(self):
-        self.lib.transpose_cuda(self.x.data_ptr(), self.out.data_ptr(), self.rows, self.cols, self.es,
-                                ld_src=self.ld, batch=self.batch, stride_src=self.rows * self.ld,
-                                stream=self.stream.cuda_stream)
+        xpose.matrix_transpose(self.x, out=self.out, stream=self.stream)
 
     def torch_t(self):
         self.keep["torch"] = self.x.transpose(-2, -1).contiguous()
@@ -200,13 +199,16 @@ def main():
     if torch is None or not torch.cuda.is_available():
         print("python_peers: PyTorch with a CUDA device is needed; nothing was timed", file=sys.stderr)
         return 2
-    lib = xpose.Library(args.lib)
-    if lib.cuda_status() != 0:
-        print(f"python_peers: {lib.path} cannot run on the GPU: {lib.strerror(lib.cuda_status())}", file=sys.stderr)
+    global xpose
+    if args.lib:
+        os.environ["XPOSE_LIB"] = args.lib
+    import xpose
+    if not xpose.cuda_available():
+        print(f"python_peers: {xpose._lib.path} cannot run on the GPU (no CUDA build, or no device)", file=sys.stderr)
         return 2
     prop, flush, stream, gen, rng = timing_setup()
     print(f"# {prop.name}, {prop.multi_processor_count} SMs; torch {torch.__version__}, "
-          f"cupy {cupy.__version__ if cupy is not None else 'absent'}, xpose {lib.version()}; reps {args.reps}")
+          f"cupy {cupy.__version__ if cupy is not None else 'absent'}, xpose {xpose.__version__}; reps {args.reps}")
     cases = QUICK if args.cases == "quick" else BIG + AWKWARD
     header = ["rows", "cols", "elem", "batch", "ld_src", "memcpy_TBps", "xpose_pct", "torch_pct", "cupy_pct"]
     rows_out, failed = [], False
@@ -214,7 +216,7 @@ def main():
           "   (% of memcpy)")
     for rows, cols, es, batch, ld in cases:
         with torch.cuda.stream(stream):  # everything on one stream: PyTorch's own streams do not wait for others
-            case = Case(lib, rows, cols, es, batch, ld, stream, gen)
+            case = Case(rows, cols, es, batch, ld, stream, gen)
             bad = case.verify()
             t = None if bad else time_case(case, args.reps, flush, rng)
         shape = f"{batch}x" * (batch > 1) + f"{rows}x{cols}" + (f" ld {ld}" if ld else "")
