@@ -17,8 +17,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import python_peers as pp  # noqa: E402  (also puts python/ on the path)
-import xpose  # noqa: E402
+import python_peers as pp  # noqa: E402
 
 torch, cupy = pp.torch, pp.cupy
 
@@ -146,9 +145,10 @@ def main():
         print("permute_peers: PyTorch with a CUDA device is needed; nothing was timed", file=sys.stderr)
         return 2
     api = None
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = args.lib or os.environ.get("XPOSE_LIB") or os.path.join(here, "..", "build", "libxpose.so")
     try:
-        lib = xpose.Library(args.lib)
-        api = xpose_permute_api(lib.path) if lib.cuda_status() == 0 else None
+        api = xpose_permute_api(path) if ctypes.CDLL(path).xpose_cuda_status() == 0 else None
     except OSError as e:
         print(f"permute_peers: no libxpose ({e}); xpose shows n/a", file=sys.stderr)
     prop, flush, stream, gen, rng = pp.timing_setup()
