@@ -68,9 +68,15 @@ V="--backend cuda --variants fast,cublas-geam,memcpy --reps 30" # --backend cuda
 BUILD="$B" OUT="$OUT" RUNS=2 REPS=1000 bash scripts/device_sweep.sh > "$OUT/sweep.txt" 2>&1
 python3 scripts/python_peers.py --lib "$B/libxpose.so" --reps 30 --csv "$OUT/python-peers.csv" > "$OUT/python-peers.txt" 2>&1 ||
     echo "python_peers.py: exit $?" >> "$OUT/python-peers.txt"
+# The N-d permutation suite (issue 36): xpose's rows with their plans, then PyTorch and CuPy on the same cases.
+"$X" bench --preset permute --backend cuda --reps 20 --csv "$OUT/permute.csv" > "$OUT/permute.txt" 2>&1
+python3 scripts/permute_peers.py --lib "$B/libxpose.so" --reps 20 --csv "$OUT/permute-peers.csv" \
+    > "$OUT/permute-peers.txt" 2>&1 || echo "permute_peers.py: exit $?" >> "$OUT/permute-peers.txt"
 echo "== fast, cublas-geam and memcpy rows (variant, shape, elem, GB/s, % of memcpy)"
 grep -E '^(fast  |cublas-geam|memcpy) ' "$OUT/bench.txt" | awk '{print $1, $2, $3, $(NF-4), $(NF-3)}'
 echo "== peer sweep, % of memcpy in two runs (scripts/device_sweep.sh)"
 cat "$OUT/sweep.txt"
 echo "== against PyTorch and CuPy, % of memcpy (scripts/python_peers.py)"
 cat "$OUT/python-peers.txt"
+echo "== the permutation suite against PyTorch and CuPy, % of memcpy (scripts/permute_peers.py)"
+cat "$OUT/permute-peers.txt"
