@@ -2,8 +2,8 @@
 # device_check.sh: the GPU session check, run on the device machine from the repository root: Release build for
 # sm_90, the GPU tests, the Python package's tests, compute-sanitizer memcheck and racecheck over the `fast` rows,
 # then the peer and shape benches behind README's H200 tables, the small-squares peer sweep (device_sweep.sh) and
-# the PyTorch / CuPy comparisons (python_peers.py; the permutation suite, permute_peers.py). Logs go to $OUT (default ./device-out); a short table is printed
-# last.
+# the PyTorch / CuPy comparisons (python_peers.py; the permutation suite, permute_peers.py). Logs go to $OUT
+# (default ./device-out); a short table is printed last.
 # Usage: [SANITIZE=0] bash scripts/device_check.sh [--quick|--bench]   (--quick: tests and sanitizers only; --bench: the
 # benches only, reusing $BUILD where it holds a build; SANITIZE=0: no sanitizers, for a tree whose kernels are
 # byte-identical to ones they passed). --quick then --bench is the whole check in two device calls.
