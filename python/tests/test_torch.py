@@ -21,8 +21,9 @@ BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torc
 
 
 def bits(t):
-    """t's bytes as integers of its element size, so that equality is bit for bit (16 bytes: two int64 each)."""
-    t = t.contiguous()
+    """t's bytes as integers of its element size, so that equality is bit for bit (16 bytes: two int64 each); flat,
+    since a contiguous tensor may keep any stride on a dimension of extent 1, which view() refuses."""
+    t = t.contiguous().reshape(-1)
     return t.view(BITS[t.element_size()])
 
 
@@ -37,6 +38,8 @@ def random_tensor(shape, dtype, device, gen=None):
     for s in shape:
         n *= s
     raw = torch.randint(0, 256, (n * es,), dtype=torch.uint8, device=device, generator=gen)
+    if dtype == torch.bool:  # only 0 and 1 are bools: PyTorch's own copies turn any other byte into 1
+        raw &= 1
     return raw.view(dtype).reshape(shape)
 
 
