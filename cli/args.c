@@ -55,9 +55,10 @@ static int parse_int(const char *what, const char *s, int *out, int lo, int hi)
     return st;
 }
 
-/* Parses "V[,V...]": up to CLI_MAX_LIST distinct whole numbers in lo..hi into out, their count into *count.
+/* Parses "V[,V...]": up to `max` whole numbers in lo..hi into out (distinct: none twice), their count into *count.
  * Splits by hand rather than with strtok, which would skip the empty entry of "4000," or "1,,2". */
-static int parse_list(const char *what, const char *s, size_t lo, size_t hi, size_t *out, int *count)
+static int parse_values(const char *what, const char *s, size_t lo, size_t hi, int max, int distinct, size_t *out,
+                        int *count)
 {
     int n = 0;
     const char *p = s;
@@ -68,8 +69,8 @@ static int parse_list(const char *what, const char *s, size_t lo, size_t hi, siz
             fprintf(stderr, "xpose: %s has an empty entry in '%s'\n", what, s);
             return CLI_EXIT_USAGE;
         }
-        if (n == CLI_MAX_LIST) {
-            fprintf(stderr, "xpose: %s takes at most %d values, got '%s'\n", what, CLI_MAX_LIST, s);
+        if (n == max) {
+            fprintf(stderr, "xpose: %s takes at most %d values, got '%s'\n", what, max, s);
             return CLI_EXIT_USAGE;
         }
         if (len >= sizeof tok) { /* no number that fits in 64 bits is this long */
@@ -81,7 +82,7 @@ static int parse_list(const char *what, const char *s, size_t lo, size_t hi, siz
         int st = parse_size(what, tok, &v);
         if (st || (st = check_range(what, tok, v, lo, hi)))
             return st;
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n && distinct; k++)
             if (out[k] == v) {
                 fprintf(stderr, "xpose: %s lists %zu twice in '%s'\n", what, v, s);
                 return CLI_EXIT_USAGE;
@@ -94,6 +95,12 @@ static int parse_list(const char *what, const char *s, size_t lo, size_t hi, siz
     }
     *count = n;
     return 0;
+}
+
+/* Up to CLI_MAX_LIST distinct values: --size and --threads lists. */
+static int parse_list(const char *what, const char *s, size_t lo, size_t hi, size_t *out, int *count)
+{
+    return parse_values(what, s, lo, hi, CLI_MAX_LIST, 1, out, count);
 }
 
 /* Type names accepted by --type, with their element sizes. */
@@ -153,11 +160,15 @@ void bench_usage(FILE *f)
           "                        element size or the one --type names (GPU: fast, cublas-geam; CPU: cpu-fast,\n"
           "                        cpu-openblas)\n"
           "  --preset NAME         seed000 (N=4000 float), seed001 (8192 double), seed002 (16384 float naive\n"
-          "                        16x16 vs 8x8), seed004 (the 256..32768 sweep)\n"
+          "                        16x16 vs 8x8), seed004 (the 256..32768 sweep), permute (issue 36's suite of\n"
+          "                        permutations: its sizes on the GPU, each at most 64 MiB on the CPU)\n"
           "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU);\n"
           "                        ignores a single --size\n"
-          "  --op transpose|reduce|inplace   what to time (default transpose)\n"
+          "  --op transpose|reduce|permute|inplace   what to time (default transpose)\n"
           "  --n N                 --op reduce: elements (default 2^26)\n"
+          "  --shape D0,D1,... --perm P0,P1,...   with --op permute: a dense row-major tensor (rank 1 to 32) and\n"
+          "                        the permutation (np.transpose's axes); one row per backend through the plan API\n"
+          "                        (its plan in the last column), beside a copy of the same bytes\n"
           "  --reduce-op sum|min|max   with --op reduce (default sum; --type float|double|i32|i64)\n"
           "  --op inplace          in-place transposes (dense rows x cols, --batch) next to memcpy of the same\n"
           "                        bytes; every row verified against the out-of-place reference, the data\n"
@@ -179,38 +190,35 @@ void bench_usage(FILE *f)
           f);
 }
 
-/* The first option given that the bench of `op` does not read, or NULL: such an option is refused rather than
- * ignored. elem_size_given: --elem-size (not --type, which the reduction reads too) was given; reduce_op_given:
- * --reduce-op was. */
-static const char *foreign_option(const bench_opts *o, op_choice op, int elem_size_given, int reduce_op_given)
+/* The first option given that the chosen --op does not read, or NULL: such an option is refused rather than ignored.
+ * elem_size_given: --elem-size (not --type, which every op reads) was given; reduce_op_given: --reduce-op was. */
+static const char *foreign_option(const bench_opts *o, int elem_size_given, int reduce_op_given)
 {
-    if (op != OP_REDUCE && (o->n || reduce_op_given))
-        return o->n ? "--n" : "--reduce-op";
-    if (op == OP_INPLACE) { /* dense matrices, one shape list, no presets: the in-place bench reads no more */
-        const struct {
-            int given;
-            const char *name;
-        } t[] = {{o->ld_src > 0, "--ld-src"}, {o->ld_dst > 0, "--ld-dst"},       {o->peers, "--peers"},
-                 {o->sweep, "--sweep"},       {o->sweep_max > 0, "--sweep-max"}, {o->preset != NULL, "--preset"},
-                 {o->plot != NULL, "--plot"}};
-        for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
-            if (t[k].given)
-                return t[k].name;
-        return NULL;
-    }
-    if (op != OP_REDUCE)
-        return NULL;
+    /* --op inplace: dense matrices, one shape list, no presets, peers or plots. */
+    enum { T = 1 << OP_TRANSPOSE, R = 1 << OP_REDUCE, P = 1 << OP_PERMUTE, I = 1 << OP_INPLACE };
     const struct {
         int given;
         const char *name;
-    } t[] = {{o->nsizes > 0, "--size"},   {o->rect, "--rows/--cols"},
-             {o->batch > 0, "--batch"},   {o->ld_src > 0, "--ld-src"},
-             {o->ld_dst > 0, "--ld-dst"}, {elem_size_given, "--elem-size"},
-             {o->peers, "--peers"},       {o->preset != NULL, "--preset"},
-             {o->sweep, "--sweep"},       {o->sweep_max > 0, "--sweep-max"},
-             {o->by_row, "--by-row"},     {o->plot != NULL, "--plot"}};
+        unsigned ops; /* the benches that read it */
+    } t[] = {{o->nsizes > 0, "--size", T | I},
+             {o->rect, "--rows/--cols", T | I},
+             {o->batch > 0, "--batch", T | I},
+             {o->ld_src > 0, "--ld-src", T},
+             {o->ld_dst > 0, "--ld-dst", T},
+             {elem_size_given, "--elem-size", T | P | I},
+             {o->peers, "--peers", T},
+             {o->preset != NULL, "--preset", T | P},
+             {o->sweep, "--sweep", T},
+             {o->sweep_max > 0, "--sweep-max", T},
+             {o->by_row, "--by-row", T | I},
+             {o->plot != NULL, "--plot", T},
+             {o->variants != NULL, "--variants", T | R | I},
+             {o->n > 0, "--n", R},
+             {reduce_op_given, "--reduce-op", R},
+             {o->rank > 0, "--shape", P},
+             {o->nperm > 0, "--perm", P}};
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
-        if (t[k].given)
+        if (t[k].given && !(t[k].ops & (1u << o->op)))
             return t[k].name;
     return NULL;
 }
@@ -244,6 +252,8 @@ enum {
     OPT_PEERS,
     OPT_WARM,
     OPT_BY_ROW,
+    OPT_SHAPE,
+    OPT_PERM,
 };
 
 static const struct option bench_options[] = {{"size", required_argument, 0, OPT_SIZE},
@@ -273,6 +283,8 @@ static const struct option bench_options[] = {{"size", required_argument, 0, OPT
                                               {"peers", no_argument, 0, OPT_PEERS},
                                               {"warm", no_argument, 0, OPT_WARM},
                                               {"by-row", no_argument, 0, OPT_BY_ROW},
+                                              {"shape", required_argument, 0, OPT_SHAPE},
+                                              {"perm", required_argument, 0, OPT_PERM},
                                               {"help", no_argument, 0, 'h'},
                                               {0, 0, 0, 0}};
 
@@ -280,7 +292,7 @@ static const struct option bench_options[] = {{"size", required_argument, 0, OPT
 
 /* Which options were given that the checks after parsing need and bench_opts does not show. */
 typedef struct given {
-    int elem_size, reduce_op;
+    int elem_size, reduce_op, op;
 } given;
 
 /* --size, --rows, --cols, --batch, --ld-src, --ld-dst, --n, --sweep-max. */
@@ -299,6 +311,8 @@ static int shape_option(bench_opts *o, int id, const char *v)
     case OPT_LD_DST: return parse_positive("--ld-dst", v, &o->ld_dst);
     case OPT_N: return parse_positive("--n", v, &o->n); /* 0 would be "unset": the default 2^26, silently */
     case OPT_SWEEP_MAX: return parse_positive("--sweep-max", v, &o->sweep_max);
+    case OPT_SHAPE: return parse_values("--shape", v, 1, SIZE_MAX, XPOSE_MAX_RANK, 0, o->shape, &o->rank);
+    case OPT_PERM: return parse_values("--perm", v, 0, XPOSE_MAX_RANK - 1, XPOSE_MAX_RANK, 1, o->perm, &o->nperm);
     default: return NOT_MINE;
     }
 }
@@ -306,7 +320,8 @@ static int shape_option(bench_opts *o, int id, const char *v)
 /* --type, --elem-size, --op, --reduce-op. */
 static int element_option(bench_opts *o, given *g, int id, const char *v)
 {
-    static const char *const ops[] = {"transpose", "reduce", "inplace"}, *const reduce_ops[] = {"sum", "min", "max"};
+    static const char *const ops[] = {"transpose", "reduce", "permute", "inplace"}, *const reduce_ops[] = {"sum", "min",
+                                                                                                           "max"};
     int k = 0, st;
     switch (id) {
     case OPT_TYPE:
@@ -323,7 +338,8 @@ static int element_option(bench_opts *o, given *g, int id, const char *v)
         }
         return st;
     case OPT_OP:
-        st = parse_choice("--op", v, ops, 3, &k);
+        g->op = 1;
+        st = parse_choice("--op", v, ops, 4, &k);
         o->op = (op_choice)k;
         return st;
     case OPT_REDUCE_OP: g->reduce_op = 1; return parse_choice("--reduce-op", v, reduce_ops, 3, &o->reduce_op);
@@ -378,8 +394,23 @@ static int bad_option(int c, char **argv)
     return CLI_EXIT_USAGE;
 }
 
+/* --op permute: a --shape and a --perm that names each of its axes once, or the preset (which brings its own). */
+static const char *check_permute(const bench_opts *o)
+{
+    if (o->preset)
+        return o->rank || o->nperm ? "--preset permute brings its own shapes; give it no --shape or --perm" : NULL;
+    if (!o->rank || !o->nperm)
+        return "--op permute needs --shape D0,D1,... and --perm P0,P1,... (or --preset permute)";
+    if (o->nperm != o->rank)
+        return "--perm must list as many axes as --shape has dimensions";
+    for (int k = 0; k < o->nperm; k++)
+        if (o->perm[k] >= (size_t)o->rank)
+            return "--perm must be a permutation of 0..rank-1 (each axis of --shape once)";
+    return NULL;
+}
+
 /* Checks between options, once all are read: each refusal names what to drop. */
-static int check_combinations(const bench_opts *o, const given *g)
+static int check_combinations(bench_opts *o, const given *g)
 {
     const char *err = NULL;
     if ((o->rows == 0) != (o->cols == 0))
@@ -394,14 +425,24 @@ static int check_combinations(const bench_opts *o, const given *g)
         err = "give --type or --elem-size, not both";
     else if (o->nthreads > 1 && o->op == OP_REDUCE)
         err = "--op reduce takes a single --threads value";
+    else if (o->preset && !strcmp(o->preset, "permute") && o->op != OP_PERMUTE) {
+        if (g->op) /* the suite of permutations under another --op: which one was meant? */
+            err = "--preset permute runs --op permute; drop the other --op";
+        o->op = OP_PERMUTE;
+    } else if (o->preset && o->op == OP_PERMUTE)
+        err = "--op permute takes --preset permute only";
     if (err) {
         fprintf(stderr, "xpose: %s\n", err);
         return CLI_EXIT_USAGE;
     }
-    const char *foreign = foreign_option(o, o->op, g->elem_size, g->reduce_op);
+    const char *foreign = foreign_option(o, g->elem_size, g->reduce_op);
     if (foreign) {
-        static const char *const op_names[] = {"transpose", "reduce", "inplace"};
-        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, op_names[o->op]);
+        static const char *const ops[] = {"transpose", "reduce", "permute", "inplace"};
+        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, ops[o->op]);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->op == OP_PERMUTE && (err = check_permute(o)) != NULL) {
+        fprintf(stderr, "xpose: %s\n", err);
         return CLI_EXIT_USAGE;
     }
     return o->plot ? plot_check(o->plot) : 0;
@@ -409,7 +450,7 @@ static int check_combinations(const bench_opts *o, const given *g)
 
 int parse_bench_args(int argc, char **argv, bench_opts *o)
 {
-    given g = {0, 0};
+    given g = {0, 0, 0};
     memset(o, 0, sizeof *o);
     o->elem_size = 4;
     o->backend = BE_AUTO;

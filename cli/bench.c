@@ -48,8 +48,12 @@ int cmd_bench(int argc, char **argv)
     env.gpu = gpu_ready(env.why, sizeof env.why);
     context_init(&env.ctx, &o);
     bench_result res;
-    result_init(&res, o.op == OP_REDUCE ? "cpu-reduce" : o.op == OP_INPLACE ? "cpu-inplace-naive" : "cpu-naive");
+    result_init(&res, o.op == OP_REDUCE    ? "cpu-reduce"
+                      : o.op == OP_PERMUTE ? NULL
+                      : o.op == OP_INPLACE ? "cpu-inplace-naive"
+                                           : "cpu-naive");
     st = o.op == OP_REDUCE    ? bench_reduce(&o, &env, &res)
+         : o.op == OP_PERMUTE ? bench_permute(&o, &env, &res)
          : o.op == OP_INPLACE ? bench_inplace(&o, &env, &res)
                               : bench_transpose(&o, &env, &res);
     result_reference_note(&res);

@@ -176,6 +176,7 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, ip_shap
     snprintf(b->id, sizeof b->id, "%s", id);
     b->lay = &d->lay;
     b->row = row;
+    b->plan = NULL;
     q->reps = reps;
     return 0;
 }

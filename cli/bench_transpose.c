@@ -5,7 +5,7 @@
 #include "bench_select.h"
 #include "verify.h"
 
-static size_t phys_bytes(void)
+size_t phys_bytes(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)-1;
@@ -38,8 +38,8 @@ static int run_transpose(void *ctx)
 }
 
 /* Runs one CPU variant: poison, run, compare in full with the reference, then time. */
-static void time_cpu(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
-                     void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
+void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
+                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
 {
     xv_poison(out, dst_bytes);
     row->status = xpose_transpose_variant(id, lay, src, out);
@@ -174,7 +174,7 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     row_start(row, v, o, d->sh.es);
     row_layout(row, vl);
     if (!gpu) {
-        time_cpu(id, vl, d->src, want, cmp, d->out, d->db, reps, !o->warm, row);
+        time_cpu_variant(id, vl, d->src, want, cmp, d->out, d->db, reps, !o->warm, row);
         return result_push(res, row);
     }
     gpu_verify_variant(id, vl, want, cmp, row);
@@ -184,6 +184,7 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     snprintf(b->id, sizeof b->id, "%s", id);
     b->lay = vl;
     b->row = row;
+    b->plan = NULL;
     q->reps = reps; /* the same for every GPU row of a run */
     return o->by_row ? time_jobs(q, res) : 0;
 }
@@ -350,6 +351,14 @@ static int shape_width(const bench_opts *o, const shape *shapes, int ns)
     return w;
 }
 
+void gpu_timing_note(bench_result *res, int by_row)
+{
+    note_add(res, by_row ? "GPU rows timed one after another (--by-row), each launch after an L2 flush; "
+                           "time: the mean of the middle half of the launches"
+                         : "GPU rows of a shape timed in turn, rep by rep, in a new shuffled order each round, "
+                           "each launch after an L2 flush; time: the mean of the middle half of the launches");
+}
+
 /* Runs every shape; CPU rows (the references included) are timed from memory, not from cache, unless --warm. */
 static int run_shapes(const bench_opts *o, const selection *sel, const shape *shapes, int ns, const bench_env *env,
                       bench_result *res)
@@ -369,10 +378,7 @@ static int run_shapes(const bench_opts *o, const selection *sel, const shape *sh
         cpu_flush_note(res, cold);
     cpu_flush_free();
     if (env->gpu && sel_has_backend(sel, XPOSE_BACKEND_CUDA))
-        note_add(res, o->by_row ? "GPU rows timed one after another (--by-row), each launch after an L2 flush; "
-                                  "time: the mean of the middle half of the launches"
-                                : "GPU rows of a shape timed in turn, rep by rep, in a new shuffled order each round, "
-                                  "each launch after an L2 flush; time: the mean of the middle half of the launches");
+        gpu_timing_note(res, o->by_row);
     return st;
 }
 

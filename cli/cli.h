@@ -12,7 +12,7 @@
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
 typedef enum { BE_AUTO, BE_CPU, BE_CUDA, BE_ALL } be_choice;
-typedef enum { OP_TRANSPOSE, OP_REDUCE, OP_INPLACE } op_choice;
+typedef enum { OP_TRANSPOSE, OP_REDUCE, OP_PERMUTE, OP_INPLACE } op_choice;
 
 typedef struct bench_opts {
     size_t rows, cols, elem_size, batch, ld_src, ld_dst;
@@ -34,6 +34,9 @@ typedef struct bench_opts {
     int warm;   /* --warm: CPU rows timed without evicting the caches between runs */
     int by_row; /* --by-row: each GPU row's reps timed together, one row after another */
     size_t sweep_max;
+    size_t shape[XPOSE_MAX_RANK]; /* permute: --shape D0,D1,... (rank: their count, 0 where not given) */
+    size_t perm[XPOSE_MAX_RANK];  /* permute: --perm P0,P1,... */
+    int rank, nperm;
     op_choice op;
     out_format format; /* stdout's */
     unsigned long long seed;
@@ -57,6 +60,9 @@ typedef struct bench_row {
     double min_ms, median_ms, max_ms; /* of the timed runs */
     double gbps, pct_memcpy, speedup; /* pct/speedup < 0: no reference row in this run */
     char reference[40];               /* the copy row pct_memcpy is against; "" where none */
+    char shape[96];                   /* permute: "D0xD1x... (P0,P1,...)"; "" for the other benches */
+    char plan[256];                   /* permute: the plan's description (xpose_permute_plan_describe); or "" */
+    double plan_us;                   /* permute: the plan's creation time, us (median); < 0: not measured */
     int reps, verified, status;       /* status: XPOSE_OK or why it did not run */
 } bench_row;
 
@@ -156,6 +162,14 @@ int cmd_bench(int argc, char **argv);
 int bench_transpose(bench_opts *o, const bench_env *env, bench_result *res);
 int bench_reduce(const bench_opts *o, const bench_env *env, bench_result *res);
 int bench_inplace(const bench_opts *o, const bench_env *env, bench_result *res); /* bench_inplace.c */
+int bench_permute(const bench_opts *o, const bench_env *env, bench_result *res);
+/* bench_transpose.c's helpers that bench_permute.c shares: the host's memory in bytes; one CPU variant run into
+ * poisoned out (dst_bytes), its first cmp_bytes compared with want, then timed (reps, flush) into row; the note on
+ * how GPU rows were timed. */
+size_t phys_bytes(void);
+void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
+                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row);
+void gpu_timing_note(bench_result *res, int by_row);
 
 /* result.c: the rows of a run. result_start opens the outputs (report_open) and writes their headers;
  * result_push adds a finished row, relates it to its setup's references pushed before it (% of memcpy,
@@ -213,19 +227,22 @@ int gpu_facts(char *name, size_t name_len, int *major, unsigned *sms, size_t *l2
 /* Uploads one shape; then gpu_verify_variant per variant and gpu_time_jobs; gpu_end_shape frees. 0 or an
  * xpose status. */
 int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_bytes, size_t dst_bytes);
-/* Runs variant id on lay into a poisoned output and compares its first cmp_bytes with want (row->verified). */
-void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row);
 /* Re-fills the working copy from the uploaded source, runs in-place variant id on it (the device workspace its
  * backend's query asks for, allocated once a shape) and compares its first cmp_bytes with want (row->verified). */
 void gpu_inplace_verify(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row);
-/* A verified GPU row of the current shape, to be timed (an in-place row, by its family: each launch on the working copy
- * re-filled from the source first, outside the timed span). */
+/* A GPU row of the current shape: variant id on lay, or (plan not NULL) a permutation plan; an in-place row, by its
+ * family, runs on the working copy re-filled from the source first, outside the timed span. */
 typedef struct gpu_job {
     char id[96];
     const xpose_layout *lay;
     bench_row *row;
+    xpose_permute_plan plan;
 } gpu_job;
-/* Times n jobs, reps launches each, in turn (round k runs every job once); each row gets its row_times. */
+/* Runs the job into a poisoned output and compares its first cmp_bytes with want (row->verified, row->status). */
+void gpu_verify_job(const gpu_job *job, const void *want, size_t cmp_bytes);
+/* The same for variant id on lay. */
+void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row);
+/* Times n verified jobs, reps launches each, in turn (round k runs every job once); each row gets its row_times. */
 void gpu_time_jobs(gpu_job *jobs, int n, int reps);
 void gpu_end_shape(void);
 

@@ -6,6 +6,7 @@
 #include "../src/cuda/fast.h"
 #include "../src/cuda/fast_geometry.h"
 #include "../src/cuda/fast_plan.h"
+#include "../src/core/xp_permute.h"
 
 /* Cards whose facts a plan can be asked for without one: the planner's tests use the same (tests/test_fast_plan.c). */
 static const struct {
@@ -114,6 +115,14 @@ int explain_fast(const char *id, const ex_shape *s, size_t src_off, size_t dst_o
     printf("%s on %zu x %zu, %zu-byte elements%s, planned for %s\n", vid, s->rows, s->cols, s->es,
            s->batch > 1 ? " (batch)" : "", about);
     printf("  path         %s\n  rule         %s (docs/tuning.md)\n", xp_fast_path_name(p.path), p.rule);
+    if (p.path == XP_FAST_PATH_NARROW) {
+        xp_perm perm;
+        char what[256] = "described where the CUDA backend is built";
+        if (xp_fast_narrow_perm(&c, &perm) == XPOSE_OK)
+            xp_cuda_permute_describe(&perm, what, sizeof what);
+        printf("  kernels      the permutation kernels: %s\n", what);
+        return 0;
+    }
     if (copy) {
         printf("  copy         %zu bytes%s, no kernel\n", p.copy_bytes,
                p.path == XP_FAST_PATH_COPY_2D ? " a member (cudaMemcpy2DAsync)" : " (cudaMemcpyAsync)");

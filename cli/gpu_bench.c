@@ -117,26 +117,6 @@ int gpu_begin_shape(const xpose_layout *lay, const void *host_src, size_t src_by
     return XPOSE_OK;
 }
 
-/* One untimed run into a poisoned output, compared in full with the reference. */
-void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
-{
-    size_t first;
-    if (cudaMemsetAsync(g.dst, (int)XV_POISON, g.dst_bytes, g.stream) != cudaSuccess) {
-        row->status = XPOSE_ERR_CUDA;
-        return;
-    }
-    row->status = xpose_transpose_variant_cuda(id, lay, g.src, g.dst, g.stream);
-    if (row->status == XPOSE_OK && cudaStreamSynchronize(g.stream) != cudaSuccess)
-        row->status = XPOSE_ERR_CUDA;
-    if (row->status == XPOSE_OK && cudaMemcpy(g.host_out, g.dst, g.dst_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-        row->status = XPOSE_ERR_CUDA;
-    if (row->status != XPOSE_OK) {
-        cudaGetLastError();
-        return;
-    }
-    row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
-}
-
 /* An in-place row's launch: the working copy (dst) re-filled from the source first, then the variant on it. The
  * re-fill is part of the untimed preparation: its caller flushes the L2 after it. */
 static int inplace_refill(void)
@@ -150,6 +130,37 @@ static int inplace_run(const char *id, const xpose_layout *lay)
 {
     return xpose_transpose_inplace_variant_cuda(id, lay->rows, lay->cols, lay->elem_size, lay->batch, g.dst, g.ws,
                                                 g.ws_bytes, g.stream);
+}
+
+/* One launch of a job on the bench's stream: a permutation plan, an in-place row on its re-filled working copy, any
+ * other row from src into dst. */
+static int run_job(const gpu_job *b)
+{
+    return b->plan ? xpose_permute_execute_cuda(b->plan, g.src, g.dst, g.stream)
+           : b->row->family == XPOSE_FAMILY_INPLACE
+               ? inplace_run(b->id, b->lay)
+               : xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+}
+
+/* One untimed run into a poisoned output, compared in full with the reference. */
+void gpu_verify_job(const gpu_job *job, const void *want, size_t cmp_bytes)
+{
+    size_t first;
+    bench_row *row = job->row;
+    if (cudaMemsetAsync(g.dst, (int)XV_POISON, g.dst_bytes, g.stream) != cudaSuccess) {
+        row->status = XPOSE_ERR_CUDA;
+        return;
+    }
+    row->status = run_job(job);
+    if (row->status == XPOSE_OK && cudaStreamSynchronize(g.stream) != cudaSuccess)
+        row->status = XPOSE_ERR_CUDA;
+    if (row->status == XPOSE_OK && cudaMemcpy(g.host_out, g.dst, g.dst_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+        row->status = XPOSE_ERR_CUDA;
+    if (row->status != XPOSE_OK) {
+        cudaGetLastError();
+        return;
+    }
+    row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
 }
 
 void gpu_inplace_verify(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
@@ -180,11 +191,11 @@ void gpu_inplace_verify(const char *id, const xpose_layout *lay, const void *wan
     row->verified = xv_compare(g.host_out, want, cmp_bytes, &first) == 0;
 }
 
-/* One launch of a job: an in-place row on its re-filled working copy, any other row from src into dst. */
-static int job_run(const gpu_job *b)
+void gpu_verify_variant(const char *id, const xpose_layout *lay, const void *want, size_t cmp_bytes, bench_row *row)
 {
-    return b->row->family == XPOSE_FAMILY_INPLACE ? inplace_run(b->id, b->lay)
-                                                  : xpose_transpose_variant_cuda(b->id, b->lay, g.src, g.dst, g.stream);
+    gpu_job job = {"", lay, row, NULL};
+    snprintf(job.id, sizeof job.id, "%s", id);
+    gpu_verify_job(&job, want, cmp_bytes);
 }
 
 /* Rounds enqueued between two host waits: bounds the events alive at once (2 per job and round). */
@@ -231,7 +242,7 @@ static int time_rounds(gpu_job *jobs, int n, int k0, int nr, cudaEvent_t *ev, do
                 st = st ? st : XPOSE_ERR_CUDA;
                 break;
             }
-            b->row->status = job_run(b);
+            b->row->status = run_job(b);
             if (cudaEventRecord(ev[2 * (k * n + j) + 1], g.stream) != cudaSuccess)
                 st = XPOSE_ERR_CUDA;
         }
@@ -271,7 +282,7 @@ void gpu_time_jobs(gpu_job *jobs, int n, int reps)
         for (int w = 0; w < 2 && jobs[j].row->status == XPOSE_OK; w++)
             if ((jobs[j].row->status = jobs[j].row->family == XPOSE_FAMILY_INPLACE ? inplace_refill() : XPOSE_OK) ==
                 XPOSE_OK)
-                jobs[j].row->status = job_run(&jobs[j]);
+                jobs[j].row->status = run_job(&jobs[j]);
     for (int k0 = 0; k0 < reps && st == XPOSE_OK; k0 += per_wait)
         st = time_rounds(jobs, n, k0, reps - k0 < per_wait ? reps - k0 : per_wait, ev, t, reps, order, &rng);
     for (int j = 0; j < n; j++) {

@@ -16,6 +16,7 @@ typedef struct sink {
 struct report {
     sink s[4];
     int n, rows, header_done;
+    int permute; /* --op permute: each row's shape is text, and its plan follows in a last column */
     int w_variant, w_params, w_shape;
 };
 
@@ -44,6 +45,7 @@ report *report_open(const bench_opts *o)
         return NULL;
     }
     registry_widths(r);
+    r->permute = o->op == OP_PERMUTE;
     r->s[r->n++] = (sink){stdout, NULL, o->format};
     const struct {
         const char *path;
@@ -86,22 +88,27 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The permute bench's columns come last, so that the other benches' outputs keep their columns. */
 static void header(const report *r, const sink *s)
 {
     switch (s->fmt) {
     case FMT_CSV:
-        fprintf(s->f, "variant,params,backend,rows,cols,elem_size,batch,threads,ms,gbps,pct_memcpy,speedup,"
-                      "spread_pct,reps,verified,status,dtype,ld_src,ld_dst,min_ms,median_ms,max_ms\n");
+        fprintf(s->f,
+                "variant,params,backend,rows,cols,elem_size,batch,threads,ms,gbps,pct_memcpy,speedup,"
+                "spread_pct,reps,verified,status,dtype,ld_src,ld_dst,min_ms,median_ms,max_ms%s\n",
+                r->permute ? ",shape,plan,plan_us" : "");
         break;
     case FMT_JSON: fprintf(s->f, "{\n  \"xpose_version\": \"%s\",\n  \"results\": [", xpose_version()); break;
     case FMT_MD:
-        fprintf(s->f, "| variant | params | shape | elem | threads | ms | GB/s | %% memcpy | speedup | spread %% | "
-                      "verified |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|:-:|\n");
+        fprintf(s->f,
+                "| variant | params | shape | elem | threads | ms | GB/s | %% memcpy | speedup | spread %% | "
+                "verified |%s\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|:-:|%s\n",
+                r->permute ? " plan |" : "", r->permute ? "---|" : "");
         break;
     default:
-        fprintf(s->f, "%-*s  %-*s  %-*s  %4s  %7s  %10s  %9s  %8s  %9s  %7s  %s\n", r->w_variant, "variant",
+        fprintf(s->f, "%-*s  %-*s  %-*s  %4s  %7s  %10s  %9s  %8s  %9s  %7s  %s%s\n", r->w_variant, "variant",
                 r->w_params, "params", r->w_shape, "shape", "elem", "threads", "ms", "GB/s", "%memcpy", "speedup",
-                "spread%", "verified");
+                "spread%", "verified", r->permute ? "  plan" : "");
     }
     fflush(s->f);
 }
@@ -116,7 +123,9 @@ void report_header(report *r, int shape_width)
 
 static void shape_str(const bench_row *r, char *buf, size_t n)
 {
-    if (r->family == XPOSE_FAMILY_REDUCE) /* a reduction's row holds its element count in rows */
+    if (r->shape[0])
+        snprintf(buf, n, "%s", r->shape);
+    else if (r->family == XPOSE_FAMILY_REDUCE) /* a reduction's row holds its element count in rows */
         snprintf(buf, n, "n=%zu", r->rows);
     else if (r->batch > 1)
         snprintf(buf, n, "%zux%zu x%zu", r->rows, r->cols, r->batch);
@@ -137,26 +146,43 @@ static void num_or(char *buf, size_t n, double v, const char *fmt, const char *n
  * line of text would end). */
 static void text_row(const report *rep, const sink *s, const bench_row *r)
 {
-    char shape[64], thr[16], pct[24], spd[24];
+    char shape[sizeof r->shape], thr[16], pct[24], spd[24];
     shape_str(r, shape, sizeof shape);
     num_or(thr, sizeof thr, r->threads > 0 ? r->threads : -1, "%.0f", "-");
     num_or(pct, sizeof pct, r->pct_memcpy, "%.1f", "-");
     num_or(spd, sizeof spd, r->speedup, "%.1f", "-");
     const char *ok = bool_word(r->status == XPOSE_OK && r->verified);
     if (s->fmt == FMT_MD)
-        fprintf(s->f, "| %s | %s | %s | %zu | %s | %.4f | %.1f | %s | %s | %.1f | %s |\n", r->variant, r->params, shape,
-                r->elem_size, thr, r->ms, r->gbps, pct, spd, r->spread_pct, ok);
+        fprintf(s->f, "| %s | %s | %s | %zu | %s | %.4f | %.1f | %s | %s | %.1f | %s |%s%s%s\n", r->variant, r->params,
+                shape, r->elem_size, thr, r->ms, r->gbps, pct, spd, r->spread_pct, ok, rep->permute ? " " : "", r->plan,
+                rep->permute ? " |" : "");
     else
-        fprintf(s->f, "%-*s  %-*s  %-*s  %4zu  %7s  %10.4f  %9.1f  %8s  %9s  %7.1f  %s\n", rep->w_variant, r->variant,
-                rep->w_params, r->params, rep->w_shape, shape, r->elem_size, thr, r->ms, r->gbps, pct, spd,
-                r->spread_pct, ok);
+        fprintf(s->f, "%-*s  %-*s  %-*s  %4zu  %7s  %10.4f  %9.1f  %8s  %9s  %7.1f  %-*s%s%s\n", rep->w_variant,
+                r->variant, rep->w_params, r->params, rep->w_shape, shape, r->elem_size, thr, r->ms, r->gbps, pct, spd,
+                r->spread_pct, r->plan[0] ? 8 : 0, ok, r->plan[0] ? "  " : "", r->plan);
     if (r->status != XPOSE_OK)
         fprintf(s->fmt == FMT_MD ? stderr : s->f, "  %s: %s\n", r->variant, xpose_strerror(r->status));
 }
 
 /* CSV leaves what does not apply empty (a GPU row's thread count, a reduction's leading dimensions, a ratio without
  * its reference row), which CSV readers take as missing. */
-static void csv_row(FILE *f, const bench_row *r)
+/* A CSV field, quoted where it holds a comma or a quote (a plan's description does). */
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_row(FILE *f, const bench_row *r, int permute)
 {
     char thr[16], pct[24], spd[24], lds[24], ldd[24];
     num_or(thr, sizeof thr, r->threads > 0 ? r->threads : -1, "%.0f", "");
@@ -164,10 +190,20 @@ static void csv_row(FILE *f, const bench_row *r)
     num_or(spd, sizeof spd, r->speedup, "%.3f", "");
     num_or(lds, sizeof lds, r->ld_src ? (double)r->ld_src : -1, "%.0f", "");
     num_or(ldd, sizeof ldd, r->ld_dst ? (double)r->ld_dst : -1, "%.0f", "");
-    fprintf(f, "%s,%s,%s,%zu,%zu,%zu,%zu,%s,%.6f,%.3f,%s,%s,%.2f,%d,%s,%d,%s,%s,%s,%.6f,%.6f,%.6f\n", r->variant,
+    fprintf(f, "%s,%s,%s,%zu,%zu,%zu,%zu,%s,%.6f,%.3f,%s,%s,%.2f,%d,%s,%d,%s,%s,%s,%.6f,%.6f,%.6f", r->variant,
             r->params, backend_name(r->backend), r->rows, r->cols, r->elem_size, r->batch, thr, r->ms, r->gbps, pct,
             spd, r->spread_pct, r->reps, bool_word(r->verified), r->status, r->dtype, lds, ldd, r->min_ms, r->median_ms,
             r->max_ms);
+    if (permute) {
+        char us[24];
+        num_or(us, sizeof us, r->plan_us, "%.3f", "");
+        fputc(',', f);
+        csv_str(f, r->shape);
+        fputc(',', f);
+        csv_str(f, r->plan);
+        fprintf(f, ",%s", us);
+    }
+    fputc('\n', f);
 }
 
 static void json_num(FILE *f, const char *key, double v, const char *tail)
@@ -201,6 +237,14 @@ static void json_row(FILE *f, const bench_row *r, int first)
         fputs("null", f);
     fputs(", ", f);
     json_num(f, "speedup", r->speedup, ", ");
+    if (r->shape[0]) { /* permute rows */
+        fprintf(f, "\"shape\": ");
+        json_str(f, r->shape);
+        fprintf(f, ", \"plan\": ");
+        json_str(f, r->plan);
+        fputs(", ", f);
+        json_num(f, "plan_us", r->plan_us, ", ");
+    }
     json_num(f, "spread_pct", r->spread_pct, ", ");
     fprintf(f, "\"reps\": %d, \"verified\": %s, \"status\": \"%s\"}", r->reps, bool_word(r->verified),
             r->status == XPOSE_OK ? "ok" : xpose_strerror(r->status));
@@ -211,7 +255,7 @@ void report_row(report *r, const bench_row *row)
     for (int k = 0; k < r->n; k++) {
         const sink *s = &r->s[k];
         if (s->fmt == FMT_CSV)
-            csv_row(s->f, row);
+            csv_row(s->f, row, r->permute);
         else if (s->fmt == FMT_JSON)
             json_row(s->f, row, r->rows == 0);
         else

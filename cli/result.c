@@ -172,7 +172,7 @@ static void dtype_name(const bench_opts *o, size_t elem_size, char *buf, size_t 
 void row_start(bench_row *row, const xpose_variant_info *v, const bench_opts *o, size_t elem_size)
 {
     memset(row, 0, sizeof *row);
-    row->pct_memcpy = row->speedup = -1;
+    row->pct_memcpy = row->speedup = row->plan_us = -1;
     snprintf(row->variant, sizeof row->variant, "%s", v->name);
     snprintf(row->params, sizeof row->params, "%s", v->params);
     row->backend = v->backend;

@@ -16,9 +16,10 @@ import random
 import sys
 import warnings
 
+# The package from this source tree (its libxpose.so: --lib, $XPOSE_LIB, else build/libxpose.so) unless pip installed
+# it; imported in main(), once --lib is known.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import xpose  # noqa: E402
-
+xpose = None
 try:
     import torch
 except ImportError:
@@ -65,7 +66,7 @@ def cupy_stream_of(stream):
 class Case:
     """Buffers and jobs for one shape: src (batch x rows x ld_src, of which rows x cols are read), dst dense."""
 
-    def __init__(self, lib, rows, cols, es, batch, ld, stream, gen):
+    def __init__(self, rows, cols, es, batch, ld, stream, gen):
         self.rows, self.cols, self.es, self.batch = rows, cols, es, batch
         self.ld = ld or cols
         base = random_tensor((batch, rows, self.ld), es, gen)
@@ -74,7 +75,7 @@ class Case:
         nbytes = rows * cols * es * batch
         self.copy_src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
         self.copy_dst = torch.empty_like(self.copy_src)
-        self.lib, self.stream = lib, stream
+        self.stream = stream
         self.jobs = {"memcpy": self.copy, "xpose fast": self.xpose, "torch": self.torch_t}
         if cupy is not None:
             self.xc = cupy.from_dlpack(self.x)
@@ -86,9 +87,7 @@ class Case:
         self.copy_dst.copy_(self.copy_src)
 
     def xpose(self):
-        self.lib.transpose_cuda(self.x.data_ptr(), self.out.data_ptr(), self.rows, self.cols, self.es,
-                                ld_src=self.ld, batch=self.batch, stride_src=self.rows * self.ld,
-                                stream=self.stream.cuda_stream)
+        xpose.matrix_transpose(self.x, out=self.out, stream=self.stream)
 
     def torch_t(self):
         self.keep["torch"] = self.x.transpose(-2, -1).contiguous()
@@ -116,13 +115,14 @@ class Case:
         return bad
 
 
-def time_case(case, reps, flush, rng):
-    """Middle-half mean ms of each job over `reps` shuffled rounds, each launch after an L2 flush. All rounds are
-    queued before one wait, so that the host stays ahead of the GPU and no event times a launch's host overhead."""
-    names = list(case.jobs)
+def time_jobs(jobs, stream, reps, flush, rng):
+    """Each job's times in ms over `reps` shuffled rounds, each launch after an L2 flush (a read of `flush`). All
+    rounds are queued before one wait on `stream`, so that the host stays ahead of the GPU and no event times a
+    launch's host overhead."""
+    names = list(jobs)
     for name in names:  # warm-ups (CuPy compiles its kernel on the first call)
         for _ in range(2):
-            case.jobs[name]()
+            jobs[name]()
     events = []
     for _ in range(reps):
         order = names[:]
@@ -131,45 +131,84 @@ def time_case(case, reps, flush, rng):
             flush.sum()
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
-            case.jobs[name]()
+            jobs[name]()
             b.record()
             events.append((name, a, b))
-    case.stream.synchronize()
+    stream.synchronize()
     times = {n: [] for n in names}
     for name, a, b in events:
         times[name].append(a.elapsed_time(b))
-    out = {}
-    for name, t in times.items():
-        t.sort()
-        mid = t[len(t) // 4: len(t) - len(t) // 4]
-        out[name] = sum(mid) / len(mid)
-    return out
+    return times
+
+
+def middle_half_mean(t):
+    t = sorted(t)
+    mid = t[len(t) // 4: len(t) - len(t) // 4]
+    return sum(mid) / len(mid)
+
+
+def time_case(case, reps, flush, rng):
+    """Middle-half mean ms of each job of a case (time_jobs)."""
+    return {n: middle_half_mean(t) for n, t in time_jobs(case.jobs, case.stream, reps, flush, rng).items()}
+
+
+def peer_args(doc, reps):
+    """The options every peer script takes: the library, repetitions, the case list and a CSV file."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--lib", help="path of libxpose.so (default: $XPOSE_LIB, else build/libxpose.so)")
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--cases", choices=("all", "quick"), default="all")
+    ap.add_argument("--csv", help="also write the rows as CSV to this file")
+    return ap
+
+
+def timing_setup():
+    """The device's properties, a buffer twice the L2 whose read flushes it, one stream, a seeded generator for the
+    data and the rounds' shuffle."""
+    prop = torch.cuda.get_device_properties(0)
+    l2 = getattr(prop, "L2_cache_size", 64 << 20) or (64 << 20)
+    flush = torch.ones(2 * l2 // 4, dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    stream, gen, rng = torch.cuda.Stream(), torch.Generator(device="cuda"), random.Random(2463534242)
+    gen.manual_seed(1)
+    return prop, flush, stream, gen, rng
+
+
+def release_memory():
+    """Frees what the last case held: its jobs are its bound methods, a cycle that only the collector frees, and both
+    frameworks keep freed blocks in their pools."""
+    gc.collect()
+    torch.cuda.empty_cache()
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()
+
+
+def write_csv(path, header, rows):
+    """The rows as CSV, one header line; cells that hold a comma quoted."""
+    with open(path, "w") as f:
+        f.write(",".join(header) + "\n")
+        for r in rows:
+            f.write(",".join(f'"{c}"' if "," in str(c) else str(c) for c in r) + "\n")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lib", help="path of libxpose.so (default: $XPOSE_LIB, else build/libxpose.so)")
-    ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--cases", choices=("all", "quick"), default="all")
-    ap.add_argument("--csv", help="also write the rows as CSV to this file")
+    ap = peer_args(__doc__, 30)
     args = ap.parse_args()
     if args.reps < 4:
         ap.error("--reps must be at least 4 (the mean of the middle half needs some)")
     if torch is None or not torch.cuda.is_available():
         print("python_peers: PyTorch with a CUDA device is needed; nothing was timed", file=sys.stderr)
         return 2
-    lib = xpose.Library(args.lib)
-    if lib.cuda_status() != 0:
-        print(f"python_peers: {lib.path} cannot run on the GPU: {lib.strerror(lib.cuda_status())}", file=sys.stderr)
+    global xpose
+    if args.lib:
+        os.environ["XPOSE_LIB"] = args.lib
+    import xpose
+    if not xpose.cuda_available():
+        print(f"python_peers: {xpose._lib.path} cannot run on the GPU (no CUDA build, or no device)", file=sys.stderr)
         return 2
-    prop = torch.cuda.get_device_properties(0)
+    prop, flush, stream, gen, rng = timing_setup()
     print(f"# {prop.name}, {prop.multi_processor_count} SMs; torch {torch.__version__}, "
-          f"cupy {cupy.__version__ if cupy is not None else 'absent'}, xpose {lib.version()}; reps {args.reps}")
-    l2 = getattr(prop, "L2_cache_size", 64 << 20) or (64 << 20)
-    flush = torch.ones(2 * l2 // 4, dtype=torch.int32, device="cuda")
-    torch.cuda.synchronize()
-    stream, gen, rng = torch.cuda.Stream(), torch.Generator(device="cuda"), random.Random(2463534242)
-    gen.manual_seed(1)
+          f"cupy {cupy.__version__ if cupy is not None else 'absent'}, xpose {xpose.__version__}; reps {args.reps}")
     cases = QUICK if args.cases == "quick" else BIG + AWKWARD
     header = ["rows", "cols", "elem", "batch", "ld_src", "memcpy_TBps", "xpose_pct", "torch_pct", "cupy_pct"]
     rows_out, failed = [], False
@@ -177,7 +216,7 @@ def main():
           "   (% of memcpy)")
     for rows, cols, es, batch, ld in cases:
         with torch.cuda.stream(stream):  # everything on one stream: PyTorch's own streams do not wait for others
-            case = Case(lib, rows, cols, es, batch, ld, stream, gen)
+            case = Case(rows, cols, es, batch, ld, stream, gen)
             bad = case.verify()
             t = None if bad else time_case(case, args.reps, flush, rng)
         shape = f"{batch}x" * (batch > 1) + f"{rows}x{cols}" + (f" ld {ld}" if ld else "")
@@ -192,15 +231,9 @@ def main():
         rows_out.append([rows, cols, es, batch, ld, f"{tbps:.3f}", f"{pct['xpose fast']:.1f}", f"{pct['torch']:.1f}",
                          f"{pct['cupy']:.1f}" if "cupy" in pct else ""])
         del case
-        gc.collect()  # a case's jobs are its bound methods: a cycle that only the collector frees
-        torch.cuda.empty_cache()
-        if cupy is not None:
-            cupy.get_default_memory_pool().free_all_blocks()
+        release_memory()
     if args.csv:
-        with open(args.csv, "w") as f:
-            f.write(",".join(header) + "\n")
-            for r in rows_out:
-                f.write(",".join(map(str, r)) + "\n")
+        write_csv(args.csv, header, rows_out)
     return 1 if failed else 0
 
 

@@ -351,6 +351,24 @@ def gpu_python(run):
             table(["shape", "element", "memcpy", "xpose", "PyTorch", "CuPy"], body))
 
 
+def gpu_permute(run):
+    """The permutation suite: xpose's bench rows with their plans, then PyTorch and CuPy from the peer script's run."""
+    entry, rows = entry_of(run, "permute.csv"), load_csv(run, "permute.csv")
+    body = [[r["shape"], ELEM[int(r["elem_size"])], pct(r["pct_memcpy"]), f"`{r['plan']}`"]
+            for r in rows if r["variant"] == "permute"]
+    out = context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + ".\n\n"
+    out += table(["shape (perm)", "element", "xpose", "plan"], body, ["---", "---", "--:", "---"])
+    if has(run, "permute-peers.csv"):
+        entry, rows = entry_of(run, "permute-peers.csv"), load_csv(run, "permute-peers.csv")
+        body = [[r["case"], f"{r['shape']} ({r['perm']})", r["type"], f"{r['memcpy_TBps']} TB/s", pct(r["xpose_pct"]),
+                 pct(r["torch_pct"]), pct(r["cupy_pct"])] for r in rows]
+        out += "\n\n" + context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:]
+        out += f"; {entry['software']}.\n\n"
+        out += table(["case", "shape (perm)", "type", "memcpy", "xpose", "PyTorch", "CuPy"], body,
+                     ["---", "---", "---", "--:", "--:", "--:", "--:"])
+    return out
+
+
 def cpu_tables(run):
     entry, rows = entry_of(run, "bench.csv"), load_csv(run, "bench.csv")
     by = index(rows, "variant", "rows", "elem_size", "threads")
@@ -454,6 +472,8 @@ def results_md():
                 out += ["### Small squares against cuBLAS", "", gpu_sweep(run), ""]
             if has(run, "python-peers.csv"):
                 out += ["### Against PyTorch and CuPy", "", gpu_python(run), ""]
+            if has(run, "permute.csv"):
+                out += ["### N-d permutations", "", gpu_permute(run), ""]
             if has(run, "overhead.csv"):
                 out += ["### The cost of a call", "", overhead(run), ""]
             if has(run, "explain-ncu.json"):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cli.sh: the xpose CLI: bad input exits 2 with one message; list/info work; JSON output parses; --size and
 # --threads lists give a row per size and thread count, each related to the references of its own setup; rows are
-# written as they are measured, to stdout and --json/--csv/--md files; the JSON records the run's context.
+# written as they are measured, to stdout and --json/--csv/--md files; the JSON records the run's context; --op permute
+# rows are verified and carry their plan.
 set -u
 X="$1"
 fail=0 pass=0
@@ -305,11 +306,12 @@ usage_error "overhead: unknown option" -- "$X" overhead --bogus
 usage_error "overhead: zero rows" -- "$X" overhead --rows 0
 usage_error "overhead: unknown backend" -- "$X" overhead --backend tpu
 usage_error "overhead: stray argument" -- "$X" overhead extra
-check "overhead --csv: a header and the two CPU rows, each a positive time" \
+check "overhead --csv: a header and the four CPU rows (permutations too), each a positive time" \
     "$("$X" overhead --backend cpu --calls 20 --rounds 3 --csv --size 9 --type double)" '
 import csv, sys
 rows = list(csv.DictReader(sys.stdin))
-assert [r["call"] for r in rows] == ["xpose_transpose", "plain nested loop"], rows
+assert [r["call"] for r in rows] == ["xpose_transpose", "plain nested loop", "xpose_permute (1,0), one call",
+                                     "permute plan create+destroy, rank 4"], rows
 assert all(r["backend"] == "cpu" and r["rows"] == "9" and r["elem_size"] == "8" and float(r["us_per_call"]) > 0
            for r in rows), rows
 '
@@ -530,5 +532,57 @@ usage_error "plot file name with a quote" -- "$X" bench --size 64 --backend cpu 
 usage_error "plot into a directory name" -- "$X" bench --size 64 --backend cpu --reps 1 --plot /tmp/
 out=$("$X" bench --size 64 --backend cpu --reps 1 --plot /nonexistent-xpose-dir/x.png 2>/dev/null)
 if [ -z "$out" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: an unwritable --plot path still ran the bench"; fi
+# --op permute: the permutation through the plan API beside copies of the same bytes, each row verified; its plan
+# (the canonical form and the route) in the row; bad --shape / --perm and options of other benches exit 2.
+usage_error "permute without --perm" -- "$X" bench --op permute --shape 4,5 --backend cpu --reps 1
+usage_error "permute without --shape" -- "$X" bench --op permute --perm 1,0 --backend cpu --reps 1
+usage_error "perm not a permutation (axis twice)" -- "$X" bench --op permute --shape 4,5,6 --perm 0,0,1 --backend cpu --reps 1
+usage_error "perm not a permutation (axis past the rank)" -- "$X" bench --op permute --shape 4,5,6 --perm 0,1,3 --backend cpu --reps 1
+usage_error "perm shorter than the shape" -- "$X" bench --op permute --shape 4,5,6 --perm 1,0 --backend cpu --reps 1
+usage_error "perm with a negative axis" -- "$X" bench --op permute --shape 4,5 --perm -1,0 --backend cpu --reps 1
+usage_error "shape with a zero" -- "$X" bench --op permute --shape 4,0 --perm 1,0 --backend cpu --reps 1
+usage_error "shape of rank 33" -- "$X" bench --op permute --shape 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --perm 0 --backend cpu --reps 1
+usage_error "--size with --op permute" -- "$X" bench --op permute --shape 4,5 --perm 1,0 --size 64 --backend cpu --reps 1
+usage_error "--variants with --op permute" -- "$X" bench --op permute --shape 4,5 --perm 1,0 --variants cpu-fast --backend cpu --reps 1
+usage_error "--shape with a transpose" -- "$X" bench --size 64 --shape 4,5 --backend cpu --reps 1
+usage_error "--perm with a reduction" -- "$X" bench --op reduce --perm 1,0 --backend cpu --reps 1
+usage_error "the permute preset with another --op" -- "$X" bench --op reduce --preset permute --backend cpu --reps 1
+usage_error "the permute preset with a shape" -- "$X" bench --preset permute --shape 4,5 --perm 1,0 --backend cpu --reps 1
+usage_error "a transpose preset with --op permute" -- "$X" bench --op permute --preset seed000 --backend cpu --reps 1
+if [ "$have_gpu" = 0 ]; then
+    usage_error "permute on --backend cuda without a GPU" -- "$X" bench --op permute --shape 4,5 --perm 1,0 --backend cuda --reps 1
+fi
+permute_check='
+import json, sys
+d = json.load(sys.stdin)
+rows = d["results"]
+names = [r["variant"] for r in rows]
+assert names.count("cpu-permute") == 2 and names.count("cpu-memcpy") == 2, names
+for r in rows:
+    assert r["verified"] is True and r["status"] == "ok", r
+    assert r["shape"] == sys.argv[1] and r["dtype"] == sys.argv[2], r
+perm = [r for r in rows if r["variant"] == "cpu-permute"]
+for r in perm:
+    assert r["plan"].startswith("rank ") and " -> " in r["plan"], r["plan"]
+    assert r["pct_memcpy"] is not None and r["plan_us"] > 0, r
+assert sorted(r["threads"] for r in perm) == [1, 2], perm
+assert "plans created in" in d["note"], d["note"]
+'
+for c in "12,7,5,3 3,1,0,2 u16 rank 4" "64,3 1,0 u8 transpose/cpu-fast/64x3" "5,9,4 1,0,2 c128 rows/" "6,5,4 2,1,0 double tiles/"; do
+    set -- $c
+    out=$("$X" bench --op permute --shape "$1" --perm "$2" --type "$3" --backend cpu --reps 2 --threads 1,2 --format json)
+    want_shape="$(echo "$1" | tr , x) ($2)"
+    if printf '%s\n' "$out" | python3 -c "$permute_check" "$want_shape" "$3" && printf '%s\n' "$out" | grep -q "$4"; then
+        pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --op permute --shape $1 --perm $2 --type $3"; fi
+done
+# CSV: the shape, the plan (quoted: it holds commas) and the planning time close each row.
+check "permute CSV" "$("$X" bench --op permute --shape 30,20,10 --perm 2,0,1 --backend cpu --reps 1 --format csv)" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert [r["variant"] for r in rows] == ["cpu-memcpy", "cpu-stream", "cpu-permute"], rows
+p = rows[2]
+assert p["shape"] == "30x20x10 (2,0,1)" and p["plan"].startswith("rank 2 canonical (10,600)"), p
+assert float(p["plan_us"]) > 0 and p["verified"] == "true" and float(p["pct_memcpy"]) > 0, p
+'
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -35,7 +35,7 @@ static void layout_grid(size_t scale)
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (1- and 2-byte strips copied to a buffer first:
- * XPF_ALIAS_PITCH). */
+ * XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). */
 static void special_shapes(void)
 {
     static const struct {
@@ -63,6 +63,13 @@ static void special_shapes(void)
         /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
         {20000, 1, 2, 0, 1},
         {9001, 1, 3, 0, 3},
+        /* narrow: rows of 2-4 elements through the narrow kernels (chunks and tiles cut mid-way, padded destination
+         * rows, batches) */
+        {70001, 2, 0, 0, 1},
+        {50000, 3, 0, 0, 1},
+        {9000, 4, 0, 0, 2},
+        {3000, 3, 0, 3001, 1},
+        {1025, 3, 0, 0, 3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {

@@ -57,6 +57,9 @@ static const call_desc calls[] = {
     {"8192^2 float bands4", 4, 8192, 8192, 0, 0, 1, 0, 0, 0, 0, 4, 0},
     {"8192^2 float rows", 4, 8192, 8192, 0, 0, 1, 0, 0, 0, 0, 0, 0},
     {"4096x32768 float one-walk", 4, 4096, 32768, 0, 0, 1, 0, 0, 0, 0, 1, AUTO | XP_FAST_ONE_WALK},
+    {"67108864x3 u8 (HWC -> CHW)", 1, 67108864, 3, 0, 0, 1, 0, 0, 0, 0, 1, AUTO},
+    {"2x67108864 float", 4, 2, 67108864, 0, 0, 1, 0, 0, 0, 0, 1, AUTO},
+    {"1000x15 u8, fast/small", 1, 1000, 15, 0, 0, 1, 0, 0, 0, 0, 1, XP_FAST_SMALL_TILES},
 };
 #define NCALLS (sizeof calls / sizeof calls[0])
 #define NCARDS (sizeof cards / sizeof cards[0])
@@ -114,6 +117,11 @@ static void print_table(void)
 static void check_consistent(const xp_call *c, const xp_fast_facts *d, const xp_fast_plan *p, const char *what)
 {
     const xp_shape *s = &c->s;
+    if (p->path == XP_FAST_PATH_NARROW) {
+        CHECK(!xp_shape_is_copy(s) && (s->rows * s->es < 16 || s->cols * s->es < 16) && (c->p1 & XP_FAST_AUTO_TILES),
+              "%s: narrow, %zu x %zu of %zu bytes", what, s->rows, s->cols, s->es);
+        return;
+    }
     if (p->path == XP_FAST_PATH_COPY || p->path == XP_FAST_PATH_COPY_2D) {
         CHECK(xp_shape_is_copy(s) &&
                   p->copy_bytes == s->rows * s->cols * s->es * (p->path == XP_FAST_PATH_COPY ? s->batch : 1),

@@ -1,6 +1,6 @@
 /* cuda_absent.c: what the core sees of CUDA when the CUDA backend is not built, and the stream-ordered entry
  * points of xpose_cuda.h, so that every build exports the same symbols (these return XPOSE_ERR_NOT_BUILT). */
-#include "xp_internal.h"
+#include "xp_permute.h"
 
 int xp_cuda_probe(void) { return XPOSE_ERR_NOT_BUILT; }
 int xp_cuda_is_device_ptr(const void *p)
@@ -26,6 +26,17 @@ int xp_cuda_alloc(size_t bytes, void *stream, void **p)
 }
 void xp_cuda_free(void *p, void *stream) { (void)p, (void)stream; }
 
+int xp_cuda_permute(const xp_perm *p, const void *src, void *dst, void *stream)
+{
+    (void)p, (void)src, (void)dst, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size)
+{
+    (void)p, (void)buf, (void)size;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
 /* Declared here with `void *` for cudaStream_t (a pointer to an opaque struct: the same ABI), since a CPU-only
  * build need not have the CUDA headers. */
 XPOSE_API int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, void *stream);
@@ -40,6 +51,7 @@ XPOSE_API int xpose_transpose_inplace_cuda(size_t rows, size_t cols, size_t elem
 XPOSE_API int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_t cols, size_t elem_size,
                                                    size_t batch, void *data, void *workspace, size_t workspace_bytes,
                                                    void *stream);
+XPOSE_API int xpose_permute_execute_cuda(const xpose_permute_plan plan, const void *src, void *dst, void *stream);
 
 int xpose_transpose_cuda(const xpose_layout *lay, const void *src, void *dst, void *stream)
 {
@@ -79,5 +91,11 @@ int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_
 {
     (void)variant, (void)rows, (void)cols, (void)elem_size, (void)batch, (void)data, (void)workspace,
         (void)workspace_bytes, (void)stream;
+    return XPOSE_ERR_NOT_BUILT;
+}
+
+int xpose_permute_execute_cuda(const xpose_permute_plan plan, const void *src, void *dst, void *stream)
+{
+    (void)plan, (void)src, (void)dst, (void)stream;
     return XPOSE_ERR_NOT_BUILT;
 }

@@ -37,22 +37,14 @@ static int is_copy_dense(const xp_shape *s)
     return s->lds == s->cols && s->ldd == s->rows && s->ss == s->rows * s->cols && s->sd == s->ss;
 }
 
-int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync)
+int xp_run_shape(const xp_variant *v, const xp_shape *s, const void *src, void *dst, void *stream, int sync)
 {
-    if (v->family == XPOSE_FAMILY_REDUCE || v->family == XPOSE_FAMILY_INPLACE)
-        return XPOSE_ERR_UNSUPPORTED;
-    xp_call c;
-    memset(&c, 0, sizeof c);
-    int st = xp_layout_check(lay, &c.s);
-    if (st != XPOSE_OK)
+    int st;
+    if ((st = xp_check_buffers(s, src, dst)) != XPOSE_OK)
         return st;
-    if (c.s.rows == 0 || c.s.cols == 0)
-        return XPOSE_OK;
-    if ((st = xp_check_buffers(&c.s, src, dst)) != XPOSE_OK)
-        return st;
-    if (!(v->elem_sizes & (unsigned)c.s.es))
+    if (!(v->elem_sizes & (unsigned)s->es))
         return XPOSE_ERR_UNSUPPORTED;
-    if (v->family == XPOSE_FAMILY_COPY && !is_copy_dense(&c.s))
+    if (v->family == XPOSE_FAMILY_COPY && !is_copy_dense(s))
         return XPOSE_ERR_UNSUPPORTED;
     if (v->backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
         return st;
@@ -60,6 +52,9 @@ int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *s
         return v->backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
     if (v->backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_check_ptrs(src, dst)) != XPOSE_OK)
         return st;
+    xp_call c;
+    memset(&c, 0, sizeof c);
+    c.s = *s;
     c.src = src;
     c.dst = dst;
     c.p0 = v->p0;
@@ -69,6 +64,19 @@ int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *s
     if (st == XPOSE_OK && sync && v->backend == XPOSE_BACKEND_CUDA)
         st = xp_cuda_sync(stream);
     return st;
+}
+
+int xp_run_transpose(const xp_variant *v, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync)
+{
+    if (v->family == XPOSE_FAMILY_REDUCE || v->family == XPOSE_FAMILY_INPLACE)
+        return XPOSE_ERR_UNSUPPORTED;
+    xp_shape s;
+    int st = xp_layout_check(lay, &s);
+    if (st != XPOSE_OK)
+        return st;
+    if (s.rows == 0 || s.cols == 0)
+        return XPOSE_OK;
+    return xp_run_shape(v, &s, src, dst, stream, sync);
 }
 
 int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, const void *src, size_t n, void *result,
@@ -101,7 +109,7 @@ int xp_run_reduce(const xp_variant *v, xpose_reduce_op op, xpose_dtype type, con
     return st;
 }
 
-static xpose_backend resolve(xpose_backend be, const void *ptr)
+xpose_backend xp_resolve_backend(xpose_backend be, const void *ptr)
 {
     if (be != XPOSE_BACKEND_AUTO)
         return be;
@@ -113,18 +121,24 @@ int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *
     return xp_transpose_on(backend, lay, src, dst, NULL, 1);
 }
 
+int xp_production_transpose(xpose_backend backend, const xp_variant **v)
+{
+    int st;
+    if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
+        return st;
+    *v = production_row(backend == XPOSE_BACKEND_CUDA ? &cuda_transpose : &cpu_transpose);
+    if (!*v)
+        return backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
+    return XPOSE_OK;
+}
+
 int xp_transpose_on(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst, void *stream, int sync)
 {
     if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU && backend != XPOSE_BACKEND_CUDA)
         return XPOSE_ERR_INVALID;
-    backend = resolve(backend, src);
-    int st;
-    if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
-        return st;
-    const xp_variant *v = production_row(backend == XPOSE_BACKEND_CUDA ? &cuda_transpose : &cpu_transpose);
-    if (!v)
-        return backend == XPOSE_BACKEND_CUDA ? XPOSE_ERR_NOT_BUILT : XPOSE_ERR_UNSUPPORTED;
-    return xp_run_transpose(v, lay, src, dst, stream, sync);
+    const xp_variant *v;
+    int st = xp_production_transpose(xp_resolve_backend(backend, src), &v);
+    return st != XPOSE_OK ? st : xp_run_transpose(v, lay, src, dst, stream, sync);
 }
 
 int xpose_transpose_variant(const char *variant, const xpose_layout *lay, const void *src, void *dst)
@@ -139,7 +153,7 @@ int xp_reduce_on(xpose_backend backend, xpose_reduce_op op, xpose_dtype type, co
 {
     if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU && backend != XPOSE_BACKEND_CUDA)
         return XPOSE_ERR_INVALID;
-    backend = resolve(backend, src ? src : result);
+    backend = xp_resolve_backend(backend, src ? src : result);
     int st;
     if (backend == XPOSE_BACKEND_CUDA && (st = xp_cuda_probe()) != XPOSE_OK)
         return st;

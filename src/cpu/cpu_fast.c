@@ -1,5 +1,6 @@
 /* cpu_fast.c: cpu-fast, the production CPU transpose: L1-sized tiles over OpenMP threads, SIMD kernels picked
  * at run time, and whole destination cache lines written with non-temporal stores from 256 KB on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_fast.h"
@@ -13,6 +14,10 @@
 #define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
 #define XPF_WC_LINES 10           /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
+#define XPF_RUN_BYTES (64 * 1024) /* the least a run of tiles moves ("cpu-fast: tile runs") */
+#define XPF_GROUP_BYTES 16384     /* a copy tile of short members moves at least this much */
+#define XPF_GROUP_AHEAD 16        /* runs a grouped copy prefetches ahead (run_group) */
+#define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -62,15 +67,20 @@ typedef struct plan {
     const unsigned char *src;
     unsigned char *dst;
     size_t es, rows, cols, lds, ldd, ss, sd;
-    size_t ti, tj, lag; /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
+    const xp_fast_grid *grid; /* members on an N-d grid (a permutation's outer dimensions), else b * ss, b * sd */
+    size_t sd_lines;          /* what decides whether members share a line phase: sd, or every grid stride ORed */
+    size_t ti, tj, lag;       /* tile rows start at k * ti - lag, on a destination line where rows share a phase */
     size_t tiles_i, tiles_j;
+    size_t batch, group; /* members; of a copy of short members, how many one tile copies (run_group), else 1 */
     int staged;
     int copy;          /* xp_shape_is_copy: every tile is a copy */
     size_t block_rows; /* rows of one SIMD block */
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
     xp_fast_row_fn row;
-    xp_fast_lines_fn lines; /* instead of staging, where rows start on 4-byte boundaries */
+    xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
+    xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
+    size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
 } plan;
 
 /* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.
@@ -79,9 +89,11 @@ typedef struct plan {
  * tile, up to whole SIMD blocks, so that only the matrix's last rows go through the scalar rim. Every line
  * is then written once, in full, with one store, whatever the alignment of dst and ldd, and no two
  * threads ever share a line; only the lines at either end of a row take masked stores. */
-static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni, size_t nj,
-                       unsigned char *buf)
+static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni, size_t j0,
+                       size_t nj, unsigned char *buf)
 {
+    const xp_fast_grid *cols = p->grid ? p->grid->cols : NULL; /* scattered destination rows, or NULL */
+    xp_fast_grid_pos pos = {{0}, 0, 0};
     size_t es = p->es, line = XPF_LINE / es, back = i0 < line ? i0 : line;
     size_t c0 = i0 - back, h = p->block_rows, nc = (ni + back + h - 1) / h * h;
     if (c0 + nc > p->rows)
@@ -92,8 +104,13 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     for (size_t j = 0; j < nj; j += chunk) {
         size_t nj_c = nj - j < chunk ? nj - j : chunk;
         p->region_plain(s - back * p->lds + j * es, p->lds, nc, nj_c, buf, stride);
+        if (cols)
+            xp_fast_grid_seek(cols, j0 + j, &pos);
         for (size_t k = 0; k < nj_c; k++) {
-            unsigned char *row = d + (j + k) * p->ldd - i0 * es; /* element 0 of this destination row */
+            /* element 0 of this destination row: d is the tile's, or with scattered rows the member's at i0 */
+            unsigned char *row = cols ? d + pos.od - i0 * es : d + (j + k) * p->ldd - i0 * es;
+            if (cols)
+                xp_fast_grid_next(cols, &pos);
             uintptr_t first = (uintptr_t)(row + i0 * es) & ~(uintptr_t)(XPF_LINE - 1);
             uintptr_t end = (uintptr_t)(row + (i0 + ni) * es);
             uintptr_t a = first > (uintptr_t)row ? first : (uintptr_t)row;
@@ -104,28 +121,122 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), shorter where that
- * would leave a thread fewer than 16 runs, handed out as threads come free: one slow core then does not hold the
- * call (docs/tuning.md, "cpu-fast: tile runs"). */
-static long long run_length(const plan *p, long long tiles)
+/* A tile of a narrow matrix: chunks of XPF_NARROW_ROWS rows split into their destination rows in buf, which the row
+ * kernel writes out in whole lines (streamed where the call is large), as staged tiles do. */
+static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, unsigned char *buf)
+{
+    for (size_t k = 0; k < ni; k += XPF_NARROW_ROWS) {
+        const size_t n = ni - k < XPF_NARROW_ROWS ? ni - k : XPF_NARROW_ROWS;
+        p->narrow(s + k * p->lds, n, buf);
+        for (size_t c = 0; c < p->cols; c++)
+            p->row(d + c * p->ldd + k * p->es, buf + c * XPF_NARROW_ROWS * p->es, n * p->es);
+    }
+}
+
+/* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), longer where a tile row
+ * moves less than XPF_RUN_BYTES (narrow matrices, small batch members: one dispatch of OpenMP's dynamic schedule costs
+ * more than such a run), shorter where that would leave a thread fewer than 16 runs, handed out as threads come free:
+ * one slow core then does not hold the call (docs/tuning.md, "cpu-fast: tile runs"). */
+static long long run_length(const plan *p, long long tiles, size_t bytes)
 {
     long long per_thread = tiles / (16LL * xpose_get_threads()), run = (long long)p->tiles_j;
+    const long long least = (long long)(XPF_RUN_BYTES / (bytes / (size_t)tiles + 1));
+    run = run > least ? run : least;
     return run < per_thread ? run : per_thread > 1 ? per_thread : 1;
 }
 
-static void run_tile(const plan *p, size_t t, unsigned char *buf)
+/* Where member b starts in the source and the destination: b * ss and b * sd, or its place on the grid. */
+static void member(const plan *p, size_t b, const unsigned char **s, unsigned char **d)
 {
+    if (!p->grid) {
+        *s = p->src + b * p->ss;
+        *d = p->dst + b * p->sd;
+        return;
+    }
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(p->grid, b, &pos);
+    *s = p->src + pos.os;
+    *d = p->dst + pos.od;
+}
+
+/* Read prefetches of the lines of n bytes from s (at most XPF_GROUP_BYTES: the runs of a grouped copy). */
+static void prefetch_run(const unsigned char *s, size_t n)
+{
+    for (size_t k = 0; k < n; k += XPF_LINE)
+        __builtin_prefetch(s + k, 0, 3);
+}
+
+/* Tile t of a plan whose members are one short copy each: `group` members in a row, each copied by the row kernel
+ * (whole destination lines, streamed where the call is large), walked on the grid by the odometer's steps. */
+static void run_group(const plan *p, size_t t)
+{
+    const size_t b0 = t * p->group, n = p->batch - b0 < p->group ? p->batch - b0 : p->group;
+    const size_t bytes = p->rows * p->cols * p->es;
+    if (!p->grid) {
+        for (size_t m = b0; m < b0 + n; m++)
+            p->row(p->dst + m * p->sd, p->src + m * p->ss, bytes);
+        return;
+    }
+    /* A permutation's runs lie apart, each too short for the prefetchers to follow: each run's lines are asked for
+     * XPF_GROUP_AHEAD runs before it is copied, so that several runs' reads are in flight at once. */
+    xp_fast_grid_pos pos, ahead;
+    xp_fast_grid_seek(p->grid, b0, &pos);
+    ahead = pos;
+    for (size_t m = 0; m < XPF_GROUP_AHEAD && m < n; m++, xp_fast_grid_next(p->grid, &ahead))
+        prefetch_run(p->src + ahead.os, bytes);
+    for (size_t m = 0; m < n; m++, xp_fast_grid_next(p->grid, &pos)) {
+        if (m + XPF_GROUP_AHEAD < n) {
+            prefetch_run(p->src + ahead.os, bytes);
+            xp_fast_grid_next(p->grid, &ahead);
+        }
+        p->row(p->dst + pos.od, p->src + pos.os, bytes);
+    }
+}
+
+/* Rows a gathered tile copies beyond its own, above and below: what the staged and joined-lines paths read of the
+ * rows around a tile (a destination line's worth, a SIMD block). */
+static size_t gather_margin(size_t es) { return XPF_LINE / es; }
+
+/* The source of a gathered tile: rows [r0, r1) of the member at s, columns [j0, j0 + nj), each from its place on the
+ * row grid, copied into gbuf at pitch p->lds (so the kernels then read a plain tile of uniform pitch, in L1/L2). */
+static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, size_t j0, size_t nj,
+                   unsigned char *gbuf)
+{
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(p->grid->rows, r0, &pos);
+    s += j0 * p->es;
+    for (size_t r = r0; r < r1; r++, gbuf += p->lds, xp_fast_grid_next(p->grid->rows, &pos))
+        memcpy(gbuf, s + pos.os, nj * p->es);
+}
+
+static void run_tile(const plan *p, size_t t, unsigned char *buf, unsigned char *gbuf)
+{
+    if (p->group > 1) {
+        run_group(p, t);
+        return;
+    }
     size_t per = p->tiles_i * p->tiles_j, b = t / per, ti = t % per / p->tiles_j, tj = t % p->tiles_j;
     size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
     size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
-    const unsigned char *s = p->src + b * p->ss + i0 * p->lds + j0 * p->es;
-    unsigned char *d = p->dst + b * p->sd + j0 * p->ldd + i0 * p->es;
+    const unsigned char *s;
+    unsigned char *d;
+    member(p, b, &s, &d);
+    if (p->gather_rows) {
+        const size_t m = gather_margin(p->es), g0 = i0 > m ? i0 - m : 0,
+                     g1 = i0 + ni + m < p->rows ? i0 + ni + m : p->rows;
+        gather(p, s, g0, g1, j0, nj, gbuf);
+        s = gbuf + (i0 - g0) * p->lds;
+    } else
+        s += i0 * p->lds + j0 * p->es;
+    d += (p->grid && p->grid->cols ? 0 : j0 * p->ldd) + i0 * p->es;
     if (p->copy)
-        memcpy(d, s, ni * nj * p->es);
+        p->row(d, s, ni * nj * p->es);
+    else if (p->narrow)
+        run_narrow(p, s, d, ni, buf);
     else if (p->lines)
         p->lines(s, p->lds, ni, nj, d, p->ldd, i0 == 0, i0 + ni == p->rows);
     else if (p->staged || (i0 == 0 && p->lag > 0))
-        run_staged(p, s, d, i0, ni, nj, buf);
+        run_staged(p, s, d, i0, ni, j0, nj, buf);
     else
         p->region(s, p->lds, ni, nj, d, p->ldd);
 }
@@ -142,7 +253,7 @@ static void publish(int nt)
 }
 
 /* The call's matrices, strides in bytes, and the height of one SIMD block. */
-static void plan_layout(plan *p, const xp_call *c, const xp_fast_isa *isa)
+static void plan_layout(plan *p, const xp_call *c, const xp_fast_grid *g, const xp_fast_isa *isa)
 {
     const xp_shape *s = &c->s;
     memset(p, 0, sizeof *p);
@@ -154,7 +265,12 @@ static void plan_layout(plan *p, const xp_call *c, const xp_fast_isa *isa)
     p->lds = s->lds * s->es;
     p->ldd = s->ldd * s->es;
     p->ss = s->ss * s->es;
-    p->sd = s->sd * s->es;
+    p->sd = p->sd_lines = s->sd * s->es;
+    if ((p->grid = g) != NULL) {
+        p->sd_lines = 0;
+        for (int k = 0; k < g->rank; k++)
+            p->sd_lines |= (size_t)g->sd[k];
+    }
     p->copy = xp_shape_is_copy(s);
     p->block_rows = isa->width ? isa->width / s->es : 1;
 }
@@ -172,9 +288,11 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     p->region = isa->region[nt][e];
     p->region_plain = isa->region[0][e];
     p->row = isa->row[nt];
-    p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd % XPF_LINE != 0) ||
+    p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0) ||
                 (nt && isa->width < XPF_LINE && 16 / s->es > XPF_WC_LINES);
-    if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd | (uintptr_t)c->dst) % 4 == 0) {
+    if (p->grid && p->grid->cols) /* scattered destination rows: only the staged tiles place rows one by one */
+        p->staged = 1;
+    else if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd_lines | (uintptr_t)c->dst) % 4 == 0) {
         p->lines = isa->lines[nt][e];
         p->staged = 0;
     }
@@ -198,7 +316,7 @@ static void plan_degenerate(plan *p, const xp_call *c)
         p->lines = NULL;
         /* A gather into one destination row per member: 16-byte elements fill whole blocks (one column), whose
          * streaming stores need lines that tiles 2^16 rows apart only reach where the row starts on one. */
-        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p->sd % XPF_LINE != 0))
+        if ((uintptr_t)c->dst % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0))
             p->region = p->region_plain;
     }
 }
@@ -221,42 +339,101 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
     plan_degenerate(p, c);
+    /* Rows of 2-4 elements, dense: whole chunks through the narrow kernels ("cpu-fast: narrow matrices"). */
+    if (!p->copy && !(p->grid && (p->grid->rows || p->grid->cols)) && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
+        (p->narrow = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
+        p->ti = 8 * XPF_NARROW_ROWS;
+        p->tj = s->cols;
+        p->lag = 0;
+    }
+    /* Gathered rows: narrower tiles, so that the rows a tile copies (its own and the margins) stay in L1 and L2; the
+     * tile reads them from its buffer at a pitch that never lands a block's rows in one cache set. */
+    if (p->grid && p->grid->rows) {
+        p->tj = XPF_GATHER_COLS_BYTES / s->es;
+        const size_t w = (s->cols < p->tj ? s->cols : p->tj) * s->es;
+        p->lds = (w + XPF_LINE - 1) / XPF_LINE * XPF_LINE + XPF_LINE;
+        p->gather_rows = p->ti + 2 * gather_margin(s->es);
+    }
     p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
     p->tiles_j = (s->cols + p->tj - 1) / p->tj;
+    /* Copies of members shorter than a tile (a permutation's runs, short rows of a batch): several members a tile. */
+    const size_t member_bytes = s->rows * s->cols * s->es;
+    p->batch = s->batch;
+    p->group =
+        p->copy && p->tiles_i * p->tiles_j == 1 && member_bytes < XPF_GROUP_BYTES ? XPF_GROUP_BYTES / member_bytes : 1;
 }
+
+/* Tiles of the whole call. */
+static size_t tile_count(const plan *p) { return (p->batch + p->group - 1) / p->group * p->tiles_i * p->tiles_j; }
 
 /* Every tile of the plan: on the calling thread where the call is small (a team costs more than it moves) or one
  * tile, else over the OpenMP threads in runs (run_length). */
-static void run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
+static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
+    const size_t gather_bytes = p->gather_rows * p->lds; /* each thread's buffer for gathered tiles */
+    int failed = 0;
     if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
+        unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL;
+        if (gather_bytes && !gbuf)
+            return XPOSE_ERR_NO_MEMORY;
         for (long long t = 0; t < tiles; t++)
-            run_tile(p, (size_t)t, buf);
+            run_tile(p, (size_t)t, buf, gbuf);
         publish(nt);
-        return;
+        free(gbuf);
+        return XPOSE_OK;
     }
-    long long run = run_length(p, tiles);
+    long long run = run_length(p, tiles, bytes);
     (void)run; /* read by the OpenMP schedule only */
-#pragma omp parallel num_threads(xpose_get_threads())
+#pragma omp parallel num_threads(xpose_get_threads()) reduction(| : failed)
     {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
+        unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL;
+        failed = gather_bytes && !gbuf;
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
-            run_tile(p, (size_t)t, buf);
+            if (!failed)
+                run_tile(p, (size_t)t, buf, gbuf);
         publish(nt);
+        free(gbuf);
     }
+    return failed ? XPOSE_ERR_NO_MEMORY : XPOSE_OK;
 }
 
-int xp_cpu_fast(const xp_call *c)
+static int run_fast(const xp_call *c, const xp_fast_grid *g)
 {
     const xp_shape *s = &c->s;
     const xp_fast_isa *isa = xp_fast_pick_isa();
     const size_t bytes = s->batch * s->rows * s->cols * s->es;
     plan p;
-    plan_layout(&p, c, isa);
+    plan_layout(&p, c, g, isa);
     const int nt = plan_kernels(&p, c, isa, bytes);
     plan_tiles(&p, c, isa);
-    run_tiles(&p, (long long)(s->batch * p.tiles_i * p.tiles_j), bytes, nt);
-    return XPOSE_OK;
+    return run_tiles(&p, (long long)tile_count(&p), bytes, nt);
 }
+
+int xp_cpu_fast(const xp_call *c) { return run_fast(c, NULL); }
+
+int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, size_t size)
+{
+    const xp_shape *s = &c->s;
+    const xp_fast_isa *isa = xp_fast_pick_isa();
+    plan p;
+    plan_layout(&p, c, g, isa);
+    const int nt = plan_kernels(&p, c, isa, s->batch * s->rows * s->cols * s->es);
+    plan_tiles(&p, c, isa);
+    const char *kind = p.copy     ? "copy"
+                       : p.narrow ? "narrow"
+                       : p.lines  ? "joined-lines"
+                       : p.staged ? "staged"
+                                  : "region";
+    const char *gathered = p.gather_rows && g->cols ? " of gathered rows and scattered columns"
+                           : p.gather_rows          ? " of gathered rows"
+                           : g && g->cols           ? " of scattered columns"
+                                                    : "";
+    if (p.group > 1)
+        return snprintf(buf, size, "%s copy tiles of %zu members%s", isa->name, p.group, nt ? " nt" : "");
+    return snprintf(buf, size, "%s %s tiles %zux%zu%s%s", isa->name, kind, p.ti, p.tj, gathered, nt ? " nt" : "");
+}
+
+int xp_cpu_fast_grid(const xp_call *c, const xp_fast_grid *g) { return run_fast(c, g); }

@@ -52,6 +52,12 @@ extern const xp_fast_isa xp_fast_avx512;
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,
                  unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn);
 
+/* Narrow matrices (cpu_fast_narrow.c): n source rows of C elements (pitch C) from src into the C rows of buf, each
+ * XPF_NARROW_ROWS elements long; NULL where the set, element size or C has none. */
+#define XPF_NARROW_ROWS 1024
+typedef void (*xp_fast_narrow_fn)(const unsigned char *src, size_t n, unsigned char *buf);
+xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t cols);
+
 /* p0 of a cpu-fast row: the height of the tiles that store from registers (short_tiles in cpu_fast.c). */
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };
 
@@ -59,6 +65,63 @@ int xp_cpu_fast(const xp_call *c);
 /* The widest instruction set the CPU has, under XPOSE_CPU_ISA's cap: the kernels cpu-fast and the in-place
  * transposes run. */
 const xp_fast_isa *xp_fast_pick_isa(void);
+
+/* Members of a batch on an N-d grid, as a permutation's dimensions outside its tile lie (cpu_permute.c): member b
+ * has the digits of b in the extents ext (the last dimension fastest) and lies at the sum of digit times stride, in
+ * BYTES, from the source and the destination; source strides may be negative or zero. */
+typedef struct xp_fast_grid {
+    int rank;
+    size_t ext[XPOSE_MAX_RANK];
+    int64_t ss[XPOSE_MAX_RANK], sd[XPOSE_MAX_RANK];
+    /* NULL, or where the rows of a member come from when no one pitch reaches them (several destination dimensions
+     * combined into the tile's rows): row r of a member lies at its place on this grid (sd unused) from the
+     * member's source; its destination rows stay contiguous. */
+    const struct xp_fast_grid *rows;
+    /* NULL, or where the destination rows of a member go when no one pitch reaches them (several source dimensions
+     * combined into the tile's columns): column j's destination row lies at its place on this grid (ss unused) from
+     * the member's destination; its source columns stay contiguous. Such tiles are staged. */
+    const struct xp_fast_grid *cols;
+} xp_fast_grid;
+
+/* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */
+typedef struct xp_fast_grid_pos {
+    size_t idx[XPOSE_MAX_RANK];
+    int64_t os, od;
+} xp_fast_grid_pos;
+
+/* The place of member b. */
+static inline void xp_fast_grid_seek(const xp_fast_grid *g, size_t b, xp_fast_grid_pos *p)
+{
+    p->os = p->od = 0;
+    for (int k = g->rank - 1; k >= 0; k--) {
+        const size_t e = g->ext[k];
+        p->idx[k] = b % e;
+        b /= e;
+        p->os += (int64_t)p->idx[k] * g->ss[k];
+        p->od += (int64_t)p->idx[k] * g->sd[k];
+    }
+}
+
+/* The next member's place, an odometer's step: no division. */
+static inline void xp_fast_grid_next(const xp_fast_grid *g, xp_fast_grid_pos *p)
+{
+    for (int k = g->rank - 1; k >= 0; k--) {
+        p->os += g->ss[k];
+        p->od += g->sd[k];
+        if (++p->idx[k] < g->ext[k])
+            return;
+        p->os -= (int64_t)g->ext[k] * g->ss[k];
+        p->od -= (int64_t)g->ext[k] * g->sd[k];
+        p->idx[k] = 0;
+    }
+}
+
+/* cpu-fast over the members of grid g: c->s is one member (rows, cols, leading dimensions), its batch the grid's
+ * member count, its batch strides unused. Same tiles, kernels, stores and threads as xp_cpu_fast. */
+int xp_cpu_fast_grid(const xp_call *c, const xp_fast_grid *g);
+/* What xp_cpu_fast_grid would run (g may be NULL), as snprintf writes: instruction set, tile kind and size, stores;
+ * c->dst NULL: for a destination that starts on a cache line. */
+int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, size_t size);
 
 /* How far XPOSE_CPU_ISA=scalar|avx2|avx512 lets the CPU variants go: 0, 1 or 2 (unset: 2); each variant then takes
  * the widest set at or under it that the CPU has (to compare the sets, or to test every path). */

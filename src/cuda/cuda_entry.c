@@ -55,3 +55,8 @@ int xpose_transpose_inplace_variant_cuda(const char *variant, size_t rows, size_
     return v ? xp_run_inplace(v, rows, cols, elem_size, batch, data, workspace, workspace_bytes, (void *)stream, 0)
              : st;
 }
+
+int xpose_permute_execute_cuda(const xpose_permute_plan plan, const void *src, void *dst, cudaStream_t stream)
+{
+    return xp_permute_on(plan, XPOSE_BACKEND_CUDA, src, dst, (void *)stream, 0);
+}

@@ -4,6 +4,7 @@
 
 #include "fast_kernels.cuh"
 #include "fast_plan.h"
+#include "../core/xp_permute.h"
 
 /* Launches plan p: `kernel` over numbered tiles of geometry G, or `direct` (one tile a block on the 2-D grid) where
  * the plan takes the 2-D grid. */
@@ -192,6 +193,14 @@ static int run_copy(const xp_fast_plan &p, const xp_call *c)
     return xp_cuda_status_of(e);
 }
 
+/* A narrow matrix, run by the permutation kernels. */
+static int run_narrow(const xp_call *c)
+{
+    xp_perm p;
+    const int st = xp_fast_narrow_perm(c, &p);
+    return st != XPOSE_OK ? st : xp_cuda_permute(&p, c->src, c->dst, c->stream);
+}
+
 extern "C" int xp_cuda_fast(const xp_call *c)
 {
     xp_fast_facts d;
@@ -205,6 +214,7 @@ extern "C" int xp_cuda_fast(const xp_call *c)
     switch (p.path) {
     case XP_FAST_PATH_COPY:
     case XP_FAST_PATH_COPY_2D: return run_copy(p, c);
+    case XP_FAST_PATH_NARROW: return run_narrow(c);
     default: break;
     }
     switch (c->s.es) {

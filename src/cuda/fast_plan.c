@@ -6,6 +6,7 @@
 #include "fast.h"
 #include "fast_geometry.h"
 #include "fast_plan.h"
+#include "../core/xp_permute.h"
 
 /* The rules' constants, one row per card they were measured on. Until a card has its own row, it takes the first. */
 typedef struct tuning {
@@ -320,6 +321,12 @@ int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p)
     p->blocks_per_sm = XP_FAST_BLOCKS;
     if (plan_copy(c, p))
         return XPOSE_OK;
+    /* A side under 16 bytes (3 channels, pairs): tiles would read it one element a thread, at 2-6 % of a copy; the
+     * permutation kernels keep the short side in registers ("fast: narrow matrices"). */
+    if ((c->p1 & XP_FAST_AUTO_TILES) && (s->rows * es < 16 || s->cols * es < 16)) {
+        plan_path(p, XP_FAST_PATH_NARROW, "fast: narrow matrices");
+        return XPOSE_OK;
+    }
     p->vec = !src_rows_off(c, 16) && !dst_rows_off(c, 16);
     p->band = (unsigned)c->p0; /* the row's tile order: 1, down single tile columns ("fast: column walks") */
     size_t tiles = 0;          /* FastTile tiles of the whole call, counted where an automatic rule reads them */
@@ -414,4 +421,13 @@ int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p)
               : p->band == 1 ? "fast: column walks"
                              : "fast: tile shapes");
     return finish(p, c, d, TR, TC, 0, smem, 0, 1, 0);
+}
+
+int xp_fast_narrow_perm(const xp_call *c, xp_perm *p)
+{
+    const xp_shape *s = &c->s;
+    const size_t ext[3] = {s->batch, s->rows, s->cols};
+    const int perm[3] = {0, 2, 1};
+    const int64_t ss[3] = {(int64_t)s->ss, (int64_t)s->lds, 1}, ds[3] = {(int64_t)s->sd, (int64_t)s->ldd, 1};
+    return xp_perm_canon(s->es, 3, ext, perm, ss, ds, p);
 }

@@ -21,6 +21,7 @@ typedef struct xp_fast_facts {
 #define XP_FAST_PATH_LIST(X)                                                                                           \
     X(COPY, "copy")             /* cudaMemcpyAsync: the transpose is a copy */                                         \
     X(COPY_2D, "copy-2d")       /* cudaMemcpy2DAsync: a batch of copies with gaps */                                   \
+    X(NARROW, "narrow")         /* a side under 16 bytes: the permutation kernels (xp_cuda_permute) */                 \
     X(SHIFT, "shifted")         /* 1-byte rows off a vector: fast_shift_*, windows of `halo` rows */                   \
     X(SKEW, "skewed")           /* rows off a vector, or destination rows 16 bytes off a sector: fast_skew_kernel */   \
     X(SMALL, "small")           /* SmallTile for calls of few tiles */                                                 \
@@ -66,6 +67,11 @@ typedef struct xp_fast_plan {
 /* Plans call c (a checked shape, its pointers' alignment, the row's p0/p1) on a device with facts d. Returns
  * XPOSE_OK, or XPOSE_ERR_UNSUPPORTED where the tile numbers would not fit 32 bits (16 TiB and more). */
 int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p);
+
+/* A narrow call (XP_FAST_PATH_NARROW) as the permutation (0, 2, 1) of (batch, rows, cols) that the permutation
+ * kernels run; XPOSE_OK or xp_perm_canon's status. */
+struct xp_perm;
+int xp_fast_narrow_perm(const xp_call *c, struct xp_perm *p);
 
 /* The path's name ("skewed", "sector" ...). */
 const char *xp_fast_path_name(xp_fast_path path);

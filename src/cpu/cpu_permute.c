@@ -1,0 +1,250 @@
+/* cpu_permute.c: the CPU's general N-d permutation (what xp_perm_as_shape leaves): cpu-fast's tiles and threads over
+ * the dimensions outside the tile, or, for strides no SIMD tile can read, a strided element loop. */
+#include <stdio.h>
+#include <string.h>
+#include "cpu_fast.h"
+#include "../core/xp_permute.h"
+
+/* How a canonical permutation runs on the CPU (docs/design.md, "Permutations"):
+ * - ROWS: the destination's fastest dimension is the source's too (both strides 1): every destination row is one
+ *   contiguous source run, so a copy of runs over the other dimensions (cpu-fast's copy tiles on a grid).
+ * - TILES: the source has a dimension a of stride 1 and the destination's fastest dimension b has stride 1: for every
+ *   index of the other dimensions, a 2-D transpose of ext[b] x ext[a] elements, which is cpu-fast's job (its tiles,
+ *   SIMD kernels, streaming stores and threads, over the members of an N-d grid).
+ * - ELEMS: anything else (no source dimension of stride 1, a destination whose fastest stride is not 1, a reversed
+ *   source row pitch): a strided loop over 2-D blocks, correct for every stride, at scalar speed. */
+typedef enum { ROUTE_ROWS, ROUTE_TILES, ROUTE_ELEMS } route_kind;
+
+typedef struct route {
+    route_kind kind;
+    int a, b;       /* the tile's dimensions: source-side (columns) and destination-fastest (rows) */
+    int b0;         /* TILES: the tile's rows are dimensions b0..b, contiguous in the destination (b0 < b: gathered) */
+    uint32_t tile;  /* the dimensions inside a member (a bit each): the tile's rows and columns */
+    xp_call c;      /* ROWS, TILES: one member, as cpu-fast takes it */
+    xp_fast_grid g; /* every other dimension, strides in bytes */
+    xp_fast_grid rows; /* TILES with b0 < b: dimensions b0..b, whose source rows cpu-fast gathers */
+    xp_fast_grid cols; /* TILES with cols.rank > 1: a and the dimensions after it in the source, rows scattered */
+} route;
+
+/* A tile's edges from a member's two dimensions can be short (16^6 reversed: rows of 16 elements), and a tile then pays
+ * its fixed costs (placing it, partial lines and masked stores at both ends of every row) for a few hundred bytes, and
+ * reads or writes runs too short for the prefetchers. Each edge combines more dimensions where the tensor runs on:
+ * - columns shorter than XP_PERM_COL_BYTES in the source take the dimensions that continue them in the source (a
+ *   stride the columns so far span); their destination rows then lie apart by no one pitch, so the tile is staged and
+ *   places them one by one (xp_fast_grid.cols);
+ * - rows shorter than XP_PERM_ROW_BYTES in the destination take the destination dimensions that continue them; their
+ *   source rows then lie apart by no one pitch, so cpu-fast copies them into a buffer first (xp_fast_grid.rows).
+ * Measured on the CI VM, one thread, % of a copy (noisy: +-10): 64^4 reversed 47 -> 64, (16,32^4) (4,1,3,0,2) 66 -> 77,
+ * 8x16^5 reversed 35 -> 53, (24,28,24,28,28) (2,0,4,1,3) 32 -> 50; gathering rows of 128 bytes or more, or into tiles
+ * wider than 256 bytes, lost 5-30 points on these cases. */
+#define XP_PERM_COL_BYTES 1024
+#define XP_PERM_ROW_BYTES 128
+
+/* The dimensions outside the tile, in destination order (slowest first), as a grid of byte strides. */
+static void outer_grid(const xp_perm *p, uint32_t tile, xp_fast_grid *g)
+{
+    g->rank = 0;
+    g->rows = g->cols = NULL;
+    for (int k = 0; k < p->rank; k++)
+        if (!(tile >> k & 1u)) {
+            g->ext[g->rank] = p->ext[k];
+            g->ss[g->rank] = p->ss[k] * (int64_t)p->es;
+            g->sd[g->rank++] = p->ds[k] * (int64_t)p->es;
+        }
+}
+
+static size_t grid_count(const xp_fast_grid *g)
+{
+    size_t n = 1;
+    for (int k = 0; k < g->rank; k++)
+        n *= g->ext[k];
+    return n;
+}
+
+/* The second block dimension of the element loop: of the dimensions other than b, the source's fastest (smallest
+ * |stride|, a broadcast one last), or -1 where b is the only dimension. */
+static int elems_dim(const xp_perm *p, int b)
+{
+    int a = -1;
+    uint64_t best = 0;
+    for (int k = 0; k < p->rank; k++) {
+        uint64_t s = p->ss[k] == 0 ? UINT64_MAX : (uint64_t)(p->ss[k] < 0 ? -p->ss[k] : p->ss[k]);
+        if (k != b && (a < 0 || s < best)) {
+            a = k;
+            best = s;
+        }
+    }
+    return a;
+}
+
+/* The tile's columns: a, then while its source rows are short, the dimension whose source stride is the columns'
+ * count so far (the source runs on into it), outside the tile's rows. cols lists them slowest first. */
+static void plan_cols(const xp_perm *p, route *r)
+{
+    int dims[XPOSE_MAX_RANK], n = 0;
+    dims[n++] = r->a;
+    size_t cols = p->ext[r->a];
+    for (int grew = 1; grew && cols * p->es < XP_PERM_COL_BYTES;) {
+        grew = 0;
+        for (int k = 0; k < p->rank && !grew; k++)
+            if (!(r->tile >> k & 1u) && k != r->a && p->ss[k] == (int64_t)cols) {
+                int seen = 0;
+                for (int m = 0; m < n; m++)
+                    seen |= dims[m] == k;
+                if (!seen) {
+                    dims[n++] = k;
+                    cols *= p->ext[k];
+                    grew = 1;
+                }
+            }
+    }
+    r->c.s.cols = cols;
+    r->cols.rank = n;
+    for (int m = 0; m < n; m++) { /* slowest first: the last added */
+        const int k = dims[n - 1 - m];
+        r->cols.ext[m] = p->ext[k];
+        r->cols.ss[m] = 0;
+        r->cols.sd[m] = p->ds[k] * (int64_t)p->es;
+        r->tile |= 1u << k;
+    }
+}
+
+static void plan_route(const xp_perm *p, route *r)
+{
+    memset(r, 0, sizeof *r);
+    const int b = p->rank - 1;
+    int a = -1;
+    for (int k = 0; k < p->rank && a != b; k++)
+        if (p->ss[k] == 1)
+            a = k;
+    r->b = r->b0 = b;
+    r->a = a;
+    r->c.s.es = p->es;
+    if (p->ds[b] == 1 && a == b) {
+        r->kind = ROUTE_ROWS;
+        r->a = -1;
+        r->c.s.rows = 1;
+        r->c.s.cols = r->c.s.lds = p->ext[b];
+        r->c.s.ldd = 1;
+    } else if (p->ds[b] == 1 && a >= 0 && a != b && p->ss[b] >= 0) {
+        r->kind = ROUTE_TILES;
+        r->c.s.rows = p->ext[b];
+        r->c.s.cols = p->ext[a];
+        r->c.s.lds = (size_t)p->ss[b];
+        r->c.s.ldd = (size_t)p->ds[a];
+        /* Short destination rows: the next destination dimensions join them, where the destination runs on. */
+        int b0 = b;
+        while (b0 - 1 > a && r->c.s.rows * p->es < XP_PERM_ROW_BYTES && p->ds[b0 - 1] == (int64_t)r->c.s.rows)
+            r->c.s.rows *= p->ext[--b0];
+        r->b0 = b0;
+        if (b0 < b) {
+            r->rows.rank = b - b0 + 1;
+            for (int k = b0; k <= b; k++) {
+                r->rows.ext[k - b0] = p->ext[k];
+                r->rows.ss[k - b0] = p->ss[k] * (int64_t)p->es;
+                r->rows.sd[k - b0] = 0;
+            }
+        }
+        for (int k = b0; k <= b; k++)
+            r->tile |= 1u << k;
+        plan_cols(p, r);
+    } else {
+        r->kind = ROUTE_ELEMS;
+        r->a = elems_dim(p, b);
+    }
+    r->tile |= (r->a >= 0 ? 1u << r->a : 0) | 1u << b;
+    outer_grid(p, r->tile, &r->g);
+    if (r->b0 < b)
+        r->g.rows = &r->rows;
+    if (r->cols.rank > 1)
+        r->g.cols = &r->cols;
+    r->c.s.batch = grid_count(&r->g);
+}
+
+/* The element loop: ni x nj elements, i and j steps in bytes, any sign; memcpy of a constant size is one move. */
+#define XP_ELEMS_(N, T)                                                                                                \
+    static void elems_##N(const unsigned char *s, int64_t si, int64_t sj, unsigned char *d, int64_t di, int64_t dj,    \
+                          size_t ni, size_t nj)                                                                        \
+    {                                                                                                                  \
+        for (size_t i = 0; i < ni; i++, s += si, d += di)                                                              \
+            for (size_t j = 0; j < nj; j++)                                                                            \
+                memcpy(d + (int64_t)j * dj, s + (int64_t)j * sj, sizeof(T));                                           \
+    }
+XP_FOR_EACH_ELEM(XP_ELEMS_)
+
+typedef void (*elems_fn)(const unsigned char *s, int64_t si, int64_t sj, unsigned char *d, int64_t di, int64_t dj,
+                         size_t ni, size_t nj);
+
+#define XP_ELEMS_TILE 64 /* elements along each side of a block: 64 x 64 x 16 bytes at most, in L1 and L2 */
+
+/* Block t of the element loop: member t / per of the grid, then blocks of dimension a (i), then of b (j). */
+static void elems_block(const xp_perm *p, const route *r, elems_fn fn, const unsigned char *src, unsigned char *dst,
+                        size_t t)
+{
+    const int64_t es = (int64_t)p->es;
+    const size_t na = r->a >= 0 ? p->ext[r->a] : 1, nb = p->ext[r->b];
+    const size_t ta = (na + XP_ELEMS_TILE - 1) / XP_ELEMS_TILE, tb = (nb + XP_ELEMS_TILE - 1) / XP_ELEMS_TILE;
+    const size_t m = t / (ta * tb), i0 = t / tb % ta * XP_ELEMS_TILE, j0 = t % tb * XP_ELEMS_TILE;
+    const int64_t sa = r->a >= 0 ? p->ss[r->a] * es : 0, da = r->a >= 0 ? p->ds[r->a] * es : 0;
+    const int64_t sb = p->ss[r->b] * es, db = p->ds[r->b] * es;
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(&r->g, m, &pos);
+    const int64_t os = pos.os + (int64_t)i0 * sa + (int64_t)j0 * sb, od = pos.od + (int64_t)i0 * da + (int64_t)j0 * db;
+    fn(src + os, sa, sb, dst + od, da, db, na - i0 < XP_ELEMS_TILE ? na - i0 : XP_ELEMS_TILE,
+       nb - j0 < XP_ELEMS_TILE ? nb - j0 : XP_ELEMS_TILE);
+}
+
+static void run_elems(const xp_perm *p, const route *r, const void *src, void *dst)
+{
+    static const elems_fn fns[5] = {elems_1, elems_2, elems_4, elems_8, elems_16};
+    const elems_fn fn = fns[xp_elem_index(p->es)];
+    const size_t na = r->a >= 0 ? p->ext[r->a] : 1, nb = p->ext[r->b];
+    const long long blocks = (long long)(r->c.s.batch * ((na + XP_ELEMS_TILE - 1) / XP_ELEMS_TILE) *
+                                         ((nb + XP_ELEMS_TILE - 1) / XP_ELEMS_TILE));
+    const int serial = p->count * p->es < XP_CPU_SERIAL_BYTES || blocks == 1;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(xpose_get_threads()) if (!serial)
+    for (long long t = 0; t < blocks; t++)
+        elems_block(p, r, fn, src, dst, (size_t)t);
+}
+
+int xp_cpu_permute(const xp_perm *p, const void *src, void *dst)
+{
+    route r;
+    plan_route(p, &r);
+    if (r.kind == ROUTE_ELEMS) {
+        run_elems(p, &r, src, dst);
+        return XPOSE_OK;
+    }
+    r.c.src = src;
+    r.c.dst = dst;
+    return xp_cpu_fast_grid(&r.c, &r.g);
+}
+
+int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
+{
+    route r;
+    plan_route(p, &r);
+    char fast[96];
+    if (r.kind != ROUTE_ELEMS)
+        xp_cpu_fast_describe(&r.c, &r.g, fast, sizeof fast);
+    switch (r.kind) {
+    case ROUTE_ROWS:
+        return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements (%s)", r.c.s.batch, r.c.s.cols, fast);
+    case ROUTE_TILES: {
+        /* The tile's column dimensions (slowest first, source-contiguous) and row dimensions (b0..b). */
+        char cols[64] = "";
+        size_t len = 0;
+        for (int k = 0; k < p->rank && len < sizeof cols; k++)
+            if ((r.tile >> k & 1u) && (k < r.b0 || k > r.b))
+                len += (size_t)snprintf(cols + len, sizeof cols - len, "%s%d", len ? "," : "", k);
+        if (r.b0 < r.b)
+            return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d-%d x %s (%s)", r.c.s.rows, r.c.s.cols,
+                            r.c.s.batch, r.b0, r.b, cols, fast);
+        return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d x %s (%s)", r.c.s.rows, r.c.s.cols,
+                        r.c.s.batch, r.b, cols, fast);
+    }
+    default:
+        return snprintf(buf, size, "elements/strided loop/%dx%d blocks over dims %d x %d", XP_ELEMS_TILE,
+                        r.a >= 0 ? XP_ELEMS_TILE : 1, r.a, r.b);
+    }
+}

@@ -1,0 +1,296 @@
+/* permute_kernels.cuh: the kernels of the N-d permutation (permute.cu): runs copied where source and destination share
+ * their fastest dimension, and tiles over the source's and the destination's fastest dimensions, in 16-byte vectors
+ * through the production transpose's swizzled tile (fast_tile.cuh) where the strides allow, element-wise otherwise. */
+#ifndef XP_PERMUTE_KERNELS_CUH
+#define XP_PERMUTE_KERNELS_CUH
+
+#include "fast_order.cuh"
+#include "fast_tile.cuh"
+
+/* One dimension as a kernel sees it: its extent (with the magic numbers that divide by it) and its strides in bytes. */
+struct PermDim {
+    XpDiv ext;
+    long long ss, ds;
+};
+
+/* A tiled permutation. d[0, na) is edge A (tile columns): source dimensions from the source's fastest (dimension a),
+ * each next one continuing the last in the source, so that edge A's linear index moves along the source by a fixed
+ * stride. d[na, na + nb) is edge B (tile rows): the same from the destination's fastest (dimension b). d[na + nb, nd)
+ * are the outer dimensions, one tile position each, fastest in the destination first. Tile t of the grid is tile
+ * t % tiles_b of edge B, then of edge A, then the outer index. */
+struct PermArgs {
+    const char *src;
+    char *dst;
+    unsigned na, nb, nd;
+    unsigned va, vb;        /* volumes of edges A and B */
+    XpDiv tiles_a, tiles_b; /* tiles along each edge */
+    unsigned lr, lc;        /* element-wise tiles: log2 of their rows (edge B) and columns (edge A) */
+    PermDim d[XPOSE_MAX_RANK];
+};
+
+/* Runs: where the destination's fastest dimension is also the source's, each destination row (that dimension) is a
+ * run of `upr` units of `unit` bytes, su and du bytes apart in source and destination; d[0, nd) are the other
+ * dimensions, fastest in the destination first. */
+struct RunArgs {
+    const char *src;
+    char *dst;
+    XpDiv upr;
+    long long su, du;
+    unsigned total; /* units in all */
+    unsigned nd;
+    PermDim d[XPOSE_MAX_RANK];
+};
+
+#define PERM_THREADS FAST_THREADS
+#define PERM_RUN_UNITS 4 /* units per thread in the run kernel, all loaded before any is stored */
+
+struct PermOff {
+    long long s, d;
+};
+
+/* Source and destination byte offsets of linear index n over dimensions d[lo, hi) (the fastest first): one division
+ * by a multiply-shift per dimension but the last, whose digit is what is left. */
+__device__ __forceinline__ PermOff perm_offsets(const PermDim *d, unsigned lo, unsigned hi, unsigned n)
+{
+    PermOff o = {0, 0};
+    for (unsigned i = lo; i < hi; i++) {
+        unsigned digit = n;
+        if (i + 1 < hi) {
+            const unsigned q = div_by(n, d[i].ext);
+            digit = n - q * d[i].ext.d;
+            n = q;
+        }
+        o.s += (long long)digit * d[i].ss;
+        o.d += (long long)digit * d[i].ds;
+    }
+    return o;
+}
+
+/* Where tile t lies: its first element's offsets (outer dimensions only), its first index along each edge, and how
+ * many of its rows and columns lie inside the edges. */
+struct PermTile {
+    const char *src;
+    char *dst;
+    unsigned a0, b0, nc, nr;
+};
+
+__device__ __forceinline__ PermTile perm_tile(const PermArgs &a, unsigned t, unsigned tr, unsigned tc)
+{
+    const unsigned rest = div_by(t, a.tiles_b), tb = t - rest * a.tiles_b.d;
+    const unsigned outer = div_by(rest, a.tiles_a), ta = rest - outer * a.tiles_a.d;
+    const PermOff o = perm_offsets(a.d, a.na + a.nb, a.nd, outer);
+    PermTile p;
+    p.src = a.src + o.s;
+    p.dst = a.dst + o.d;
+    p.a0 = ta * tc;
+    p.b0 = tb * tr;
+    p.nc = min(tc, a.va - p.a0);
+    p.nr = min(tr, a.vb - p.b0);
+    return p;
+}
+
+/* The vector tile's stores: destination row `col` of the tile (an index along edge A) starts col_off[col] bytes past
+ * the tile's first destination element; an edge tile keeps the columns and rows inside the edges. */
+template <int ES> struct PermPut {
+    const long long *col_off;
+    __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned col, unsigned) const
+    {
+        *(uint4 *)(p + col_off[col]) = v;
+    }
+};
+
+template <int ES> struct PermPutEdge {
+    const long long *col_off;
+    unsigned nr, nc;
+    __device__ __forceinline__ void operator()(char *p, uint4 v, unsigned col, unsigned rg) const
+    {
+        enum { E = 16 / ES };
+        if (col < nc && rg * E < nr)
+            store16_part<ES>(p + col_off[col], v, 0, (long long)nr - rg * E);
+    }
+};
+
+/* The vector tile: TR rows along edge B by TC columns along edge A, edge A unit-stride in the source and edge B in the
+ * destination, every row and column start on 16 bytes. Each thread loads its 16-byte chunks of source rows (each row's
+ * offset from its index along edge B), the block fills the columns' destination offsets while the loads are in flight,
+ * and the tile leaves through fast's swizzled shared memory and gathers (VecTile, Gather), which build 16-byte vectors
+ * of destination rows. A tile that the edges cut is bounds-tested, keeping its vectors (load16_part, store16_part). */
+template <class G, int MIN_BLOCKS> __global__ void __launch_bounds__(PERM_THREADS, MIN_BLOCKS)
+    perm_vec_kernel(const __grid_constant__ PermArgs a)
+{
+    enum { ES = G::ES };
+    extern __shared__ __align__(16) unsigned char sm[];
+    long long *col_off = (long long *)(sm + G::SMEM);
+    const PermTile t = perm_tile(a, blockIdx.x, G::TR, G::TC);
+    const bool whole = t.nr == G::TR && t.nc == G::TC;
+    const char *src = t.src + (size_t)t.a0 * ES;
+    VecTile<G> vt;
+#pragma unroll
+    for (int it = 0; it < G::LOADS; it++) {
+        const unsigned q = threadIdx.x + it * PERM_THREADS, row = q / G::NCH, ch = q % G::NCH;
+        vt.v[it] = make_uint4(0, 0, 0, 0);
+        if (whole) {
+            const char *rs = src + perm_offsets(a.d, a.na, a.na + a.nb, t.b0 + row).s;
+            vt.v[it] = __ldg((const uint4 *)(rs + ch * 16));
+        } else if (row < t.nr && ch * 16 < t.nc * ES) {
+            const char *rs = src + perm_offsets(a.d, a.na, a.na + a.nb, t.b0 + row).s;
+            vt.v[it] = load16_part<ES>(rs + ch * 16, rs, rs + t.nc * ES, 0, (int)(t.nc * ES - ch * 16));
+        }
+    }
+    for (unsigned c = threadIdx.x; c < G::TC; c += PERM_THREADS)
+        col_off[c] = c < t.nc ? perm_offsets(a.d, 0, a.na, t.a0 + c).d : 0;
+    vt.to_shared(sm);
+    __syncthreads();
+    char *dst = t.dst + (size_t)t.b0 * ES;
+    if (whole) {
+        PermPut<ES> put = {col_off};
+        VecTile<G>::store(sm, dst, 0, put);
+    } else {
+        PermPutEdge<ES> put = {col_off, t.nr, t.nc};
+        VecTile<G>::store(sm, dst, 0, put);
+    }
+}
+
+/* Elements a thread of the element-wise tile loads before it stores them to shared memory. */
+#define PERM_SCALAR_BATCH 8
+
+/* Padding of the element-wise tile's rows, in elements: one 4-byte bank (or one element of 4 bytes and more), so that
+ * a warp reading down a column meets 32 banks. */
+template <int ES> struct PermPad {
+    enum { N = ES < 4 ? 4 / ES : 1 };
+};
+
+/* Shared memory of the element-wise tile: the offsets of its rows and columns (source and destination, 8 bytes each),
+ * then 2^lr rows of 2^lc + PermPad elements. */
+static inline size_t perm_scalar_smem(size_t es, unsigned lr, unsigned lc)
+{
+    const size_t rows = (size_t)1 << lr, cols = (size_t)1 << lc, pad = es < 4 ? 4 / es : 1;
+    return (rows + cols) * 2 * sizeof(long long) + rows * (cols + pad) * es;
+}
+
+/* The element-wise tile, for any strides: 2^lr rows along edge B by 2^lc columns along edge A, every row's and
+ * column's offsets in a table that the block fills first. Loads walk the tile along its rows (edge A, the source's
+ * fastest), stores along its columns (edge B, the destination's fastest). */
+template <class T> __global__ void __launch_bounds__(PERM_THREADS)
+    perm_scalar_kernel(const __grid_constant__ PermArgs a)
+{
+    extern __shared__ __align__(16) unsigned char sm[];
+    const unsigned tr = 1u << a.lr, tc = 1u << a.lc, n = tr * tc, pitch = tc + PermPad<sizeof(T)>::N;
+    long long *rs = (long long *)sm, *rd = rs + tr, *cs = rd + tr, *cd = cs + tc;
+    T *tile = (T *)(cd + tc);
+    const PermTile t = perm_tile(a, blockIdx.x, tr, tc);
+    for (unsigned i = threadIdx.x; i < tr; i += PERM_THREADS) {
+        const PermOff o = i < t.nr ? perm_offsets(a.d, a.na, a.na + a.nb, t.b0 + i) : PermOff{0, 0};
+        rs[i] = o.s, rd[i] = o.d;
+    }
+    for (unsigned i = threadIdx.x; i < tc; i += PERM_THREADS) {
+        const PermOff o = i < t.nc ? perm_offsets(a.d, 0, a.na, t.a0 + i) : PermOff{0, 0};
+        cs[i] = o.s, cd[i] = o.d;
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned base = 0; base < n; base += PERM_THREADS * PERM_SCALAR_BATCH) {
+        T v[PERM_SCALAR_BATCH];
+#pragma unroll
+        for (int k = 0; k < PERM_SCALAR_BATCH; k++) {
+            const unsigned q = base + k * PERM_THREADS + threadIdx.x, r = q >> a.lc, c = q & (tc - 1);
+            if (q < n && r < t.nr && c < t.nc)
+                v[k] = __ldg((const T *)(t.src + rs[r] + cs[c]));
+        }
+#pragma unroll
+        for (int k = 0; k < PERM_SCALAR_BATCH; k++) {
+            const unsigned q = base + k * PERM_THREADS + threadIdx.x, r = q >> a.lc, c = q & (tc - 1);
+            if (q < n && r < t.nr && c < t.nc)
+                tile[r * pitch + c] = v[k];
+        }
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (unsigned q = threadIdx.x; q < n; q += PERM_THREADS) {
+        const unsigned r = q & (tr - 1), c = q >> a.lr;
+        if (r < t.nr && c < t.nc)
+            *(T *)(t.dst + cd[c] + rd[r]) = tile[r * pitch + c];
+    }
+}
+
+/* Skinny: where the source's fastest extent k is small and the destination's fastest dimension (the long one, n)
+ * continues it in the source (source rows of k elements back to back: HWC -> CHW, (n, 2) -> (2, n)), or the mirror
+ * (the destination's fastest extent small, continued in the destination by the source's fastest). Each thread moves
+ * E = 16 / es consecutive long indices by all k: k 16-byte loads of one contiguous segment (or one from each of k rows),
+ * an E x k transpose in registers, k 16-byte stores to k rows (or one contiguous segment), so that every warp access
+ * is a run of whole sectors, where a tile would use k of its 32-256 columns. d[0, nd) are the other dimensions. */
+struct SkinnyArgs {
+    const char *src;
+    char *dst;
+    XpDiv chunks;             /* chunks of E long indices per outer index */
+    unsigned n, total;        /* the long extent; chunks of all outer indices (one thread each) */
+    long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
+    unsigned nd;
+    PermDim d[XPOSE_MAX_RANK];
+};
+
+#define PERM_SKINNY_MAX 8 /* the largest small extent it takes (docs/tuning.md, "permute: skinny kernel") */
+
+template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM_THREADS)
+    perm_skinny_kernel(const __grid_constant__ SkinnyArgs a)
+{
+    enum { E = 16 / ES };
+    typedef typename XpElem<ES>::type T;
+    const unsigned g = blockIdx.x * PERM_THREADS + threadIdx.x;
+    if (g >= a.total)
+        return;
+    const unsigned outer = div_by(g, a.chunks), l0 = (g - outer * a.chunks.d) * E;
+    const PermOff o = perm_offsets(a.d, 0, a.nd, outer);
+    const char *src = a.src + o.s + (long long)l0 * a.sl;
+    char *dst = a.dst + o.d + (long long)l0 * a.dl;
+    if (l0 + E > a.n) { /* the last chunk of a row, cut short: element by element */
+        for (unsigned e = 0; e < a.n - l0; e++)
+            for (int c = 0; c < K; c++)
+                *(T *)(dst + e * a.dl + c * a.dk) = *(const T *)(src + e * a.sl + c * a.sk);
+        return;
+    }
+    union Lanes {
+        uint4 v[K];
+        T e[E * K];
+    } in, out;
+#pragma unroll
+    for (int c = 0; c < K; c++)
+        in.v[c] = __ldg((const uint4 *)(CONTIG_SRC ? src + c * 16 : src + c * a.sk));
+#pragma unroll
+    for (int e = 0; e < E; e++)
+#pragma unroll
+        for (int c = 0; c < K; c++) {
+            if (CONTIG_SRC) /* in: E rows of k; out: k vectors of E */
+                out.e[c * E + e] = in.e[e * K + c];
+            else
+                out.e[e * K + c] = in.e[c * E + e];
+        }
+#pragma unroll
+    for (int c = 0; c < K; c++)
+        *(uint4 *)(CONTIG_SRC ? dst + c * a.dk : dst + c * 16) = out.v[c];
+}
+
+/* Runs: consecutive threads move consecutive units of the destination, PERM_RUN_UNITS each, every load in flight
+ * before the stores. */
+template <class U> __global__ void __launch_bounds__(PERM_THREADS) perm_runs_kernel(const __grid_constant__ RunArgs a)
+{
+    U v[PERM_RUN_UNITS];
+    long long to[PERM_RUN_UNITS];
+    const unsigned first = blockIdx.x * (PERM_THREADS * PERM_RUN_UNITS) + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < PERM_RUN_UNITS; k++) {
+        const unsigned u = first + k * PERM_THREADS;
+        if (u < a.total) {
+            const unsigned row = div_by(u, a.upr), w = u - row * a.upr.d;
+            const PermOff o = perm_offsets(a.d, 0, a.nd, row);
+            v[k] = __ldg((const U *)(a.src + o.s + w * a.su));
+            to[k] = o.d + w * a.du;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < PERM_RUN_UNITS; k++)
+        if (first + k * PERM_THREADS < a.total)
+            *(U *)(a.dst + to[k]) = v[k];
+}
+
+#endif

@@ -1,0 +1,568 @@
+/* test_permute.c: N-d permutations on the CPU against the plain reference (reference/permute_ref.c): random ranks,
+ * permutations, extents and strides at every element size, instruction set and a few thread counts, the destination
+ * and its gaps poisoned; plans run many times and from several threads; (1,0) as xpose_transpose; every bad input. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include "permute_ref.h"
+#include "testing.h"
+#include "xpose_cuda.h"
+
+#define GUARD 64 /* poisoned bytes before and after every destination span */
+
+static uint64_t rng = 0x5EED;
+static size_t rnd(size_t n) { return (size_t)(xv_splitmix(&rng) % n); }
+
+/* One case: the public description and its storage. */
+typedef struct tcase {
+    size_t es;
+    int rank;
+    size_t ext[XPOSE_MAX_RANK];
+    int perm[XPOSE_MAX_RANK];
+    int64_t ss[XPOSE_MAX_RANK], ds[XPOSE_MAX_RANK];
+    int dense_src, dense_dst; /* pass NULL strides */
+} tcase;
+
+static xv_perm_desc desc_of(const tcase *c)
+{
+    return (xv_perm_desc){c->es, c->rank, c->ext, c->perm, c->dense_src ? NULL : c->ss, c->dense_dst ? NULL : c->ds};
+}
+
+static void describe_case(const tcase *c, char *buf, size_t n)
+{
+    size_t len = (size_t)snprintf(buf, n, "es %zu ext (", c->es);
+    for (int k = 0; k < c->rank && len < n; k++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%zu", k ? "," : "", c->ext[k]);
+    len += (size_t)snprintf(buf + len, n > len ? n - len : 0, ") perm (");
+    for (int k = 0; k < c->rank && len < n; k++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%d", k ? "," : "", c->perm[k]);
+    if (!c->dense_src && len < n) {
+        len += (size_t)snprintf(buf + len, n - len, ") ss (");
+        for (int k = 0; k < c->rank && len < n; k++)
+            len += (size_t)snprintf(buf + len, n - len, "%s%lld", k ? "," : "", (long long)c->ss[k]);
+    }
+    if (!c->dense_dst && len < n) {
+        len += (size_t)snprintf(buf + len, n - len, ") ds (");
+        for (int k = 0; k < c->rank && len < n; k++)
+            len += (size_t)snprintf(buf + len, n - len, "%s%lld", k ? "," : "", (long long)c->ds[k]);
+    }
+    if (len < n)
+        snprintf(buf + len, n - len, ")");
+}
+
+/* Strides of a tensor of extents e stored in the order `order` (order[0] slowest) with up to `pad` elements of
+ * padding per dimension: positive, and every element its own place. */
+static void padded_strides(int rank, const size_t *e, const int *order, size_t pad, int64_t *st)
+{
+    int64_t s = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        st[order[k]] = s;
+        s = s * (int64_t)e[order[k]] + (int64_t)(pad ? rnd(pad + 1) : 0);
+    }
+}
+
+static void shuffle(int *a, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rnd((size_t)i + 1), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+static const size_t elem_sizes[5] = {1, 2, 4, 8, 16};
+
+/* A random case of up to `cap` elements: extents with 1s, primes and small fastest ones, strides dense, padded,
+ * stored in another order, reversed (negative), broadcast (0), and odd strides on extent-1 dimensions. */
+static void random_case(tcase *c, size_t cap)
+{
+    static const size_t pool[] = {1, 2, 3, 4, 5, 7, 8, 11, 13, 16, 17, 23, 31, 32, 33, 64, 67, 100, 128, 257};
+    memset(c, 0, sizeof *c);
+    c->es = elem_sizes[rnd(5)];
+    c->rank = 1 + (int)rnd(8);
+    size_t n = 1;
+    for (int k = 0; k < c->rank; k++) {
+        c->ext[k] = pool[rnd(sizeof pool / sizeof pool[0])];
+        c->perm[k] = k;
+    }
+    if (rnd(3) == 0) /* a small fastest extent, of the source or of the destination */
+        c->ext[rnd(2) ? (size_t)c->rank - 1 : rnd((size_t)c->rank)] = 2 + rnd(3);
+    for (;;) {
+        n = 1;
+        int big = 0;
+        for (int k = 0; k < c->rank; k++) {
+            n *= c->ext[k];
+            big = c->ext[k] > c->ext[big] ? k : big;
+        }
+        if (n <= cap)
+            break;
+        c->ext[big] = (c->ext[big] + 1) / 2;
+    }
+    shuffle(c->perm, c->rank);
+    int order[XPOSE_MAX_RANK];
+    c->dense_src = rnd(3) == 0;
+    if (!c->dense_src) {
+        for (int k = 0; k < c->rank; k++)
+            order[k] = k;
+        if (rnd(3) == 0)
+            shuffle(order, c->rank);
+        padded_strides(c->rank, c->ext, order, rnd(2) ? 3 : 0, c->ss);
+        for (int k = 0; k < c->rank; k++) {
+            size_t r = rnd(10);
+            if (r == 0)
+                c->ss[k] = -c->ss[k]; /* a reversed view */
+            else if (r == 1)
+                c->ss[k] = 0; /* broadcast */
+            if (c->ext[k] == 1 && rnd(3) == 0)
+                c->ss[k] = (int64_t)rnd(5) - 2; /* never looked at */
+        }
+    }
+    c->dense_dst = rnd(2) == 0;
+    if (!c->dense_dst) {
+        size_t de[XPOSE_MAX_RANK];
+        for (int k = 0; k < c->rank; k++) {
+            de[k] = c->ext[c->perm[k]];
+            order[k] = k;
+        }
+        if (rnd(4) == 0)
+            shuffle(order, c->rank);
+        padded_strides(c->rank, de, order, rnd(2) ? 5 : 1, c->ds);
+        for (int k = 0; k < c->rank; k++)
+            if (de[k] == 1 && rnd(3) == 0)
+                c->ds[k] = (int64_t)rnd(5) - 2;
+    }
+}
+
+/* Storage of a case: the source with random data around element 0, the destination with GUARD poisoned bytes either
+ * side and `doff` elements of offset (to move rows off cache lines), the reference result beside it. */
+typedef struct bufs {
+    unsigned char *src_mem, *dst_mem, *ref_mem;
+    const unsigned char *src;
+    size_t dst_total, doff;
+} bufs;
+
+static int bufs_make(const tcase *c, bufs *b)
+{
+    xv_perm_desc d = desc_of(c);
+    int64_t lo, hi;
+    size_t dh;
+    xv_permute_spans(&d, &lo, &hi, &dh);
+    size_t soff = c->es * rnd(3);
+    b->doff = c->es * rnd(3);
+    b->dst_total = 2 * GUARD + b->doff + dh;
+    b->src_mem = malloc((size_t)(hi - lo) + soff + 1);
+    b->dst_mem = malloc(b->dst_total);
+    b->ref_mem = malloc(b->dst_total);
+    if (!b->src_mem || !b->dst_mem || !b->ref_mem) {
+        free(b->src_mem), free(b->dst_mem), free(b->ref_mem);
+        CHECK(0, "cannot allocate a case");
+        return 0;
+    }
+    xv_fill_random(b->src_mem, (size_t)(hi - lo) + soff + 1, xv_splitmix(&rng));
+    b->src = b->src_mem + soff - lo;
+    xv_poison(b->ref_mem, b->dst_total);
+    xv_permute_reference(&d, b->src, b->ref_mem + GUARD + b->doff);
+    return 1;
+}
+
+static void bufs_free(bufs *b) { free(b->src_mem), free(b->dst_mem), free(b->ref_mem); }
+
+static unsigned char *dst_of(const bufs *b, unsigned char *mem) { return mem + GUARD + b->doff; }
+
+/* The destination equals the reference in every byte, its gaps and guards still poison. */
+static int matches(const tcase *c, const bufs *b, const unsigned char *mem, const char *how)
+{
+    size_t first = 0, bad = xv_compare(mem, b->ref_mem, b->dst_total, &first);
+    if (bad) {
+        char text[512];
+        describe_case(c, text, sizeof text);
+        CHECK(bad == 0, "%s: %zu bytes differ, first at %zu of %zu (guard %d, offset %zu): %s", how, bad, first,
+              b->dst_total, GUARD, b->doff, text);
+    } else
+        t_checks++;
+    return bad == 0;
+}
+
+/* The routes the random cases took (the describe text after "-> " starts with one), so that a planner change that
+ * stops sending cases down one of them fails the suite instead of leaving that route untested. */
+static const char *const routes[] = {"copy/",     "transpose/",    "rows/",     "tiles/",
+                                     "elements/", "gathered rows", "scattered", "region tiles"};
+static int route_seen[8];
+
+static void count_route(const xpose_permute_plan plan)
+{
+    char how[512];
+    xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, how, sizeof how);
+    const char *r = strstr(how, "-> ");
+    for (int k = 0; k < 5; k++)
+        route_seen[k] += r && !strncmp(r + 3, routes[k], strlen(routes[k]));
+    for (int k = 5; k < 8; k++)
+        route_seen[k] += strstr(how, routes[k]) != NULL;
+}
+
+/* Plans and runs one case both ways (plan executed twice, and the one-shot call), on `backend`. */
+static void run_case(const tcase *c, xpose_backend backend)
+{
+    bufs b;
+    if (!bufs_make(c, &b))
+        return;
+    xv_perm_desc d = desc_of(c);
+    xpose_permute_plan plan = NULL;
+    char text[512];
+    describe_case(c, text, sizeof text);
+    int st = xpose_permute_plan_create(&plan, backend, c->es, c->rank, c->ext, c->perm, d.src_strides, d.dst_strides);
+    CHECK_STATUS(st, XPOSE_OK, "plan %s", text);
+    if (st == XPOSE_OK)
+        count_route(plan);
+    for (int rep = 0; rep < 2 && st == XPOSE_OK; rep++) {
+        xv_poison(b.dst_mem, b.dst_total);
+        st = xpose_permute_execute(plan, b.src, dst_of(&b, b.dst_mem));
+        CHECK_STATUS(st, XPOSE_OK, "execute %s", text);
+        if (st == XPOSE_OK && !matches(c, &b, b.dst_mem, "plan")) {
+            char how[512];
+            xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, how, sizeof how);
+            fprintf(stderr, "    plan: %s\n", how);
+            break;
+        }
+    }
+    xpose_permute_plan_destroy(plan);
+    xv_poison(b.dst_mem, b.dst_total);
+    st = xpose_permute(backend, c->es, c->rank, c->ext, c->perm, b.src, d.src_strides, dst_of(&b, b.dst_mem),
+                       d.dst_strides);
+    CHECK_STATUS(st, XPOSE_OK, "one-shot %s", text);
+    if (st == XPOSE_OK)
+        matches(c, &b, b.dst_mem, "one-shot");
+    bufs_free(&b);
+}
+
+/* Random cases under every instruction set cpu-fast may pick and 1, 2 and 3 threads; some above the size from which
+ * the CPU kernels use threads and streaming stores. */
+static void test_random(void)
+{
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    for (int i = 0; i < 3; i++) {
+        setenv("XPOSE_CPU_ISA", isas[i], 1);
+        for (int t = 1; t <= 3; t++) {
+            xpose_set_threads(t);
+            for (int k = 0; k < 120; k++) {
+                tcase c;
+                random_case(&c, rnd(5) == 0 ? 400000 : 6000);
+                run_case(&c, k % 3 == 0 ? XPOSE_BACKEND_AUTO : XPOSE_BACKEND_CPU);
+            }
+        }
+    }
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+    for (int k = 0; k < 8; k++)
+        CHECK(route_seen[k] >= 10, "only %d random cases took the route %s", route_seen[k], routes[k]);
+}
+
+/* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */
+static void test_suite_shapes(void)
+{
+    static const struct {
+        size_t es;
+        int rank;
+        size_t ext[6];
+        int perm[6];
+    } cases[] = {
+        {4, 4, {4, 32, 14, 14}, {0, 2, 3, 1}},      /* NCHW -> NHWC */
+        {1, 4, {4, 14, 14, 32}, {0, 3, 1, 2}},      /* NHWC -> NCHW */
+        {2, 4, {2, 64, 8, 32}, {0, 2, 1, 3}},       /* attention */
+        {2, 5, {2, 64, 3, 4, 32}, {2, 0, 3, 1, 4}}, /* packed QKV */
+        {4, 3, {64, 64, 64}, {2, 1, 0}},
+        {4, 3, {64, 64, 64}, {1, 2, 0}},
+        {4, 3, {128, 128, 16}, {1, 0, 2}},
+        {4, 4, {24, 24, 24, 24}, {3, 2, 1, 0}},
+        {4, 5, {8, 8, 8, 8, 16}, {4, 1, 3, 0, 2}},
+        {8, 6, {6, 6, 6, 6, 6, 6}, {5, 4, 3, 2, 1, 0}},
+        {8, 4, {24, 15, 24, 15}, {2, 1, 3, 0}},
+        {4, 5, {12, 7, 12, 7, 7}, {2, 0, 4, 1, 3}},
+        {1, 3, {256, 256, 3}, {2, 0, 1}}, /* HWC -> CHW */
+        {4, 2, {1 << 16, 2}, {1, 0}},
+        {4, 4, {4, 16, 32, 16}, {0, 2, 1, 3}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tcase c;
+        memset(&c, 0, sizeof c);
+        c.es = cases[i].es;
+        c.rank = cases[i].rank;
+        memcpy(c.ext, cases[i].ext, sizeof cases[i].ext);
+        memcpy(c.perm, cases[i].perm, sizeof cases[i].perm);
+        c.dense_src = c.dense_dst = 1;
+        for (int t = 1; t <= 2; t++) {
+            xpose_set_threads(t);
+            run_case(&c, XPOSE_BACKEND_CPU);
+        }
+    }
+}
+
+/* Rank 32 (the maximum): sixteen dimensions of 2 among sixteen of 1, dense and padded. */
+static void test_rank32(void)
+{
+    for (int pass = 0; pass < 4; pass++) {
+        tcase c;
+        memset(&c, 0, sizeof c);
+        c.es = elem_sizes[pass + 1];
+        c.rank = XPOSE_MAX_RANK;
+        for (int k = 0; k < c.rank; k++) {
+            c.ext[k] = k % 2 ? 2 : 1;
+            c.perm[k] = k;
+        }
+        shuffle(c.perm, c.rank);
+        c.dense_src = c.dense_dst = pass < 2;
+        if (pass >= 2) {
+            int order[XPOSE_MAX_RANK];
+            size_t de[XPOSE_MAX_RANK];
+            for (int k = 0; k < c.rank; k++)
+                order[k] = k, de[k] = c.ext[c.perm[k]];
+            padded_strides(c.rank, c.ext, order, 1, c.ss);
+            padded_strides(c.rank, de, order, 1, c.ds);
+        }
+        run_case(&c, XPOSE_BACKEND_CPU);
+    }
+}
+
+/* A rank-2 permutation (1,0) is xpose_transpose's call: the plan names cpu-fast's transpose, and the bytes are
+ * those of xpose_transpose on the same layout, padded leading dimensions included. */
+static void test_transpose_equivalence(void)
+{
+    for (size_t e = 0; e < 5; e++) {
+        const size_t es = elem_sizes[e], rows = 301, cols = 203, lds = 210, ldd = 307;
+        const size_t ext[2] = {rows, cols};
+        const int perm[2] = {1, 0};
+        const int64_t ss[2] = {(int64_t)lds, 1}, ds[2] = {(int64_t)ldd, 1};
+        size_t sb = ((rows - 1) * lds + cols) * es, db = ((cols - 1) * ldd + rows) * es;
+        unsigned char *src = malloc(sb), *a = malloc(db), *b = malloc(db);
+        xv_fill_random(src, sb, 77 + e);
+        xv_poison(a, db);
+        xv_poison(b, db);
+        xpose_layout lay = {rows, cols, es, lds, ldd, 0, 0, 0};
+        CHECK_STATUS(xpose_transpose(XPOSE_BACKEND_CPU, &lay, src, a), XPOSE_OK, "transpose es %zu", es);
+        CHECK_STATUS(xpose_permute(XPOSE_BACKEND_CPU, es, 2, ext, perm, src, ss, b, ds), XPOSE_OK, "permute es %zu",
+                     es);
+        CHECK(memcmp(a, b, db) == 0, "(1,0) differs from xpose_transpose at es %zu", es);
+        xpose_permute_plan plan;
+        char text[256];
+        CHECK_STATUS(xpose_permute_plan_create(&plan, XPOSE_BACKEND_CPU, es, 2, ext, perm, ss, ds), XPOSE_OK,
+                     "plan es %zu", es);
+        int n = xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, text, sizeof text);
+        CHECK(n > 0 && strstr(text, "transpose/cpu-fast/301x203"), "(1,0) plan: %s", text);
+        xpose_permute_plan_destroy(plan);
+        free(src), free(a), free(b);
+    }
+}
+
+/* One plan run by several threads at once, each into its own destination, many times. */
+typedef struct shared_run {
+    xpose_permute_plan plan;
+    const unsigned char *src, *ref;
+    size_t bytes;
+    int failures;
+} shared_run;
+
+static void *worker(void *arg)
+{
+    shared_run *r = arg;
+    unsigned char *dst = malloc(r->bytes);
+    for (int k = 0; k < 20 && dst; k++) {
+        xv_poison(dst, r->bytes);
+        if (xpose_permute_execute(r->plan, r->src, dst) != XPOSE_OK || memcmp(dst, r->ref, r->bytes) != 0)
+            __atomic_add_fetch(&r->failures, 1, __ATOMIC_RELAXED);
+    }
+    if (!dst)
+        __atomic_add_fetch(&r->failures, 1, __ATOMIC_RELAXED);
+    free(dst);
+    return NULL;
+}
+
+static void test_threads_share_a_plan(void)
+{
+    static const size_t ext[4] = {8, 48, 40, 36};
+    static const int perms[2][4] = {{3, 1, 0, 2}, {0, 2, 1, 3}}; /* tiles, rows */
+    for (int p = 0; p < 2; p++) {
+        const size_t es = 4, bytes = 8 * 48 * 40 * 36 * es;
+        unsigned char *src = malloc(bytes), *ref = malloc(bytes);
+        xv_fill_random(src, bytes, 5 + (unsigned)p);
+        xv_perm_desc d = {es, 4, ext, perms[p], NULL, NULL};
+        xv_permute_reference(&d, src, ref);
+        shared_run r = {NULL, src, ref, bytes, 0};
+        CHECK_STATUS(xpose_permute_plan_create(&r.plan, XPOSE_BACKEND_AUTO, es, 4, ext, perms[p], NULL, NULL), XPOSE_OK,
+                     "shared plan");
+        pthread_t th[4];
+        int started = 0;
+        for (int t = 0; t < 4; t++)
+            started += pthread_create(&th[t], NULL, worker, &r) == 0;
+        CHECK(started == 4, "%d of 4 threads started", started);
+        for (int t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        CHECK(r.failures == 0, "a plan shared by 4 threads: %d wrong runs (perm %d)", r.failures, p);
+        xpose_permute_plan_destroy(r.plan);
+        free(src), free(ref);
+    }
+}
+
+/* Whether n bytes from dst are all poison still. */
+static int untouched(const unsigned char *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (dst[i] != XV_POISON)
+            return 0;
+    return 1;
+}
+
+static void test_bad_input(void)
+{
+    float src[256], dst[256];
+    const size_t ext[3] = {4, 8, 2}, n = sizeof dst;
+    const int perm[3] = {2, 0, 1};
+    xpose_permute_plan plan = (xpose_permute_plan)&plan; /* must come back NULL */
+    xv_fill_random(src, sizeof src, 3);
+    xv_poison(dst, n);
+#define BAD(want, what, ...)                                                                                           \
+    do {                                                                                                               \
+        plan = (xpose_permute_plan)&plan;                                                                              \
+        CHECK_STATUS(xpose_permute_plan_create(&plan, __VA_ARGS__), want, "plan: %s", what);                           \
+        CHECK(plan == NULL, "a refused plan is not NULL: %s", what);                                                   \
+    } while (0)
+    BAD(XPOSE_ERR_ELEM_SIZE, "element size 3", XPOSE_BACKEND_CPU, 3, 3, ext, perm, NULL, NULL);
+    BAD(XPOSE_ERR_ELEM_SIZE, "element size 0", XPOSE_BACKEND_CPU, 0, 3, ext, perm, NULL, NULL);
+    BAD(XPOSE_ERR_RANK, "rank 0", XPOSE_BACKEND_CPU, 4, 0, ext, perm, NULL, NULL);
+    BAD(XPOSE_ERR_RANK, "rank -1", XPOSE_BACKEND_CPU, 4, -1, ext, perm, NULL, NULL);
+    BAD(XPOSE_ERR_RANK, "rank 33", XPOSE_BACKEND_CPU, 4, XPOSE_MAX_RANK + 1, ext, perm, NULL, NULL);
+    BAD(XPOSE_ERR_NULL, "extents NULL", XPOSE_BACKEND_CPU, 4, 3, NULL, perm, NULL, NULL);
+    BAD(XPOSE_ERR_NULL, "perm NULL", XPOSE_BACKEND_CPU, 4, 3, ext, NULL, NULL, NULL);
+    BAD(XPOSE_ERR_PERM, "axis twice", XPOSE_BACKEND_CPU, 4, 3, ext, (const int[]){0, 0, 1}, NULL, NULL);
+    BAD(XPOSE_ERR_PERM, "axis -1", XPOSE_BACKEND_CPU, 4, 3, ext, (const int[]){0, -1, 1}, NULL, NULL);
+    BAD(XPOSE_ERR_PERM, "axis = rank", XPOSE_BACKEND_CPU, 4, 3, ext, (const int[]){0, 3, 1}, NULL, NULL);
+    BAD(XPOSE_ERR_INVALID, "unknown backend", (xpose_backend)9, 4, 3, ext, perm, NULL, NULL);
+    BAD(XPOSE_ERR_OVERFLOW, "a negative extent", XPOSE_BACKEND_CPU, 4, 3, (const size_t[]){4, (size_t)-3, 2}, perm,
+        NULL, NULL);
+    BAD(XPOSE_ERR_OVERFLOW, "extents whose product overflows", XPOSE_BACKEND_CPU, 4, 3,
+        (const size_t[]){1ull << 40, 1ull << 30, 2}, perm, NULL, NULL);
+    BAD(XPOSE_ERR_OVERFLOW, "bytes past 2^63", XPOSE_BACKEND_CPU, 16, 3, (const size_t[]){1ull << 30, 1ull << 30, 8},
+        perm, NULL, NULL);
+    BAD(XPOSE_ERR_OVERFLOW, "a source stride whose span overflows", XPOSE_BACKEND_CPU, 4, 3, ext, perm,
+        (const int64_t[]){INT64_MAX / 2, 2, 1}, NULL);
+    BAD(XPOSE_ERR_OVERFLOW, "INT64_MIN stride", XPOSE_BACKEND_CPU, 4, 3, ext, perm, (const int64_t[]){16, INT64_MIN, 1},
+        NULL);
+    BAD(XPOSE_ERR_OVERFLOW, "a destination stride whose span overflows", XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL,
+        (const int64_t[]){INT64_MAX / 2, 8, 1});
+    /* Destination dims: (2, 4, 8) (extents of axes 2, 0, 1). */
+    BAD(XPOSE_ERR_STRIDE, "destination stride 0", XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL,
+        (const int64_t[]){32, 0, 1});
+    BAD(XPOSE_ERR_STRIDE, "two destination dims one stride", XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL,
+        (const int64_t[]){32, 8, 8});
+    BAD(XPOSE_ERR_STRIDE, "destination rows that overlap", XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL,
+        (const int64_t[]){32, 7, 1});
+    BAD(XPOSE_ERR_STRIDE, "a negative destination stride", XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL,
+        (const int64_t[]){32, -8, 1});
+    int cuda = xpose_cuda_status();
+    if (cuda != XPOSE_OK)
+        BAD(cuda, "a CUDA plan without CUDA", XPOSE_BACKEND_CUDA, 4, 3, ext, perm, NULL, NULL);
+    CHECK_STATUS(xpose_permute_plan_create(NULL, XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL, NULL), XPOSE_ERR_NULL,
+                 "NULL plan pointer");
+#undef BAD
+    CHECK(untouched((unsigned char *)dst, n), "a refused plan wrote");
+
+    /* Execution: pointers. */
+    CHECK_STATUS(xpose_permute_plan_create(&plan, XPOSE_BACKEND_CPU, 4, 3, ext, perm, NULL, NULL), XPOSE_OK, "plan");
+    CHECK_STATUS(xpose_permute_execute(NULL, src, dst), XPOSE_ERR_NULL, "NULL plan");
+    CHECK_STATUS(xpose_permute_execute(plan, NULL, dst), XPOSE_ERR_NULL, "NULL src");
+    CHECK_STATUS(xpose_permute_execute(plan, src, NULL), XPOSE_ERR_NULL, "NULL dst");
+    CHECK_STATUS(xpose_permute_execute(plan, (char *)src + 2, dst), XPOSE_ERR_ALIGNMENT, "misaligned src");
+    CHECK_STATUS(xpose_permute_execute(plan, src, (char *)dst + 1), XPOSE_ERR_ALIGNMENT, "misaligned dst");
+    CHECK_STATUS(xpose_permute_execute(plan, dst, dst + 63), XPOSE_ERR_OVERLAP, "dst inside src");
+    CHECK_STATUS(xpose_permute_execute(plan, dst + 63, dst), XPOSE_ERR_OVERLAP, "src inside dst");
+    CHECK_STATUS(xpose_permute_execute(plan, dst, dst), XPOSE_ERR_OVERLAP, "in place");
+    CHECK(untouched((unsigned char *)dst, n), "a refused execution wrote");
+    CHECK_STATUS(xpose_permute_execute(plan, dst, dst + 64), XPOSE_OK, "adjacent buffers");
+    int st = xpose_permute_execute_cuda(plan, src, dst + 128, NULL);
+    CHECK(st == XPOSE_ERR_INVALID || st == XPOSE_ERR_NOT_BUILT, "a CPU plan on a stream: %d", st);
+    char text[64];
+    CHECK_STATUS(xpose_permute_plan_describe(NULL, XPOSE_BACKEND_CPU, text, sizeof text), XPOSE_ERR_NULL,
+                 "describe NULL");
+    CHECK_STATUS(xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, NULL, 8), XPOSE_ERR_NULL, "describe to NULL");
+    CHECK_STATUS(xpose_permute_plan_describe(plan, (xpose_backend)5, text, sizeof text), XPOSE_ERR_INVALID,
+                 "describe an unknown backend");
+    CHECK_STATUS(xpose_permute_plan_describe(plan, XPOSE_BACKEND_CUDA, text, sizeof text), XPOSE_ERR_INVALID,
+                 "describe a CPU plan on CUDA");
+    xpose_permute_plan_destroy(plan);
+    xpose_permute_plan_destroy(NULL);
+
+    /* A negative source stride: the source reaches before its pointer, and that reach counts for overlap. */
+    const int64_t rev[3] = {-16, 2, 1};
+    xv_poison(dst, n);
+    CHECK_STATUS(xpose_permute(XPOSE_BACKEND_CPU, 4, 3, ext, perm, dst + 64, rev, dst, NULL), XPOSE_ERR_OVERLAP,
+                 "a reversed source over the destination");
+    CHECK(untouched((unsigned char *)dst, n), "a refused call wrote");
+}
+
+/* An extent of 0: valid, and nothing is read or written, whatever the pointers. */
+static void test_empty(void)
+{
+    unsigned char dst[64];
+    const size_t ext[3] = {5, 0, 7};
+    const int perm[3] = {1, 2, 0};
+    xv_poison(dst, sizeof dst);
+    xpose_permute_plan plan;
+    CHECK_STATUS(xpose_permute_plan_create(&plan, XPOSE_BACKEND_CPU, 8, 3, ext, perm, NULL, NULL), XPOSE_OK, "empty");
+    CHECK_STATUS(xpose_permute_execute(plan, NULL, NULL), XPOSE_OK, "empty, NULL pointers");
+    CHECK_STATUS(xpose_permute_execute(plan, dst + 1, dst + 3), XPOSE_OK, "empty, odd pointers");
+    char text[128];
+    CHECK(xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, text, sizeof text) > 0, "describe empty");
+    xpose_permute_plan_destroy(plan);
+    /* Strides are not looked at either: a zero-extent tensor has no element to place. */
+    CHECK_STATUS(xpose_permute(XPOSE_BACKEND_CPU, 4, 3, ext, perm, dst, (const int64_t[]){0, 0, 0}, dst,
+                               (const int64_t[]){0, 0, 0}),
+                 XPOSE_OK, "empty with degenerate strides");
+    CHECK(untouched(dst, sizeof dst), "an empty permutation wrote");
+}
+
+/* describe: the canonical form and the route, the whole length returned however short the buffer. */
+static void test_describe(void)
+{
+    const size_t ext[4] = {2, 3, 1, 5};
+    const int perm[4] = {3, 2, 1, 0};
+    xpose_permute_plan plan;
+    CHECK_STATUS(xpose_permute_plan_create(&plan, XPOSE_BACKEND_AUTO, 4, 4, ext, perm, NULL, NULL), XPOSE_OK, "plan");
+    char full[256], cut[8];
+    int n = xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, full, sizeof full);
+    CHECK(n > 0 && (size_t)n == strlen(full), "describe length %d for '%s'", n, full);
+    CHECK(strstr(full, "rank 3 canonical (5,3,2) src strides (1,5,15) -> ") == full, "canonical form: %s", full);
+    CHECK(xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, cut, sizeof cut) == n && strlen(cut) == sizeof cut - 1 &&
+              !strncmp(cut, full, sizeof cut - 1),
+          "cut description '%s'", cut);
+    CHECK(xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, NULL, 0) == n, "length alone");
+    xpose_permute_plan_destroy(plan);
+    /* Merged dimensions: (0,2,3,1) of (N,C,H,W) is (N, H*W, C), a batched transpose. */
+    const size_t nchw[4] = {3, 5, 7, 11};
+    const int to_nhwc[4] = {0, 2, 3, 1};
+    CHECK_STATUS(xpose_permute_plan_create(&plan, XPOSE_BACKEND_CPU, 4, 4, nchw, to_nhwc, NULL, NULL), XPOSE_OK,
+                 "nhwc");
+    xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, full, sizeof full);
+    CHECK(strstr(full, "rank 3 canonical (3,77,5) src strides (385,1,77) -> transpose/cpu-fast/5x77 x3") == full,
+          "NCHW -> NHWC: %s", full);
+    xpose_permute_plan_destroy(plan);
+    /* An identity is a copy, whatever the rank. */
+    const int same[4] = {0, 1, 2, 3};
+    CHECK_STATUS(xpose_permute_plan_create(&plan, XPOSE_BACKEND_CPU, 2, 4, nchw, same, NULL, NULL), XPOSE_OK, "id");
+    xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, full, sizeof full);
+    CHECK(strstr(full, "rank 1 canonical (1155) src strides (1) -> copy/cpu-fast/1155 elements") == full,
+          "identity: %s", full);
+    xpose_permute_plan_destroy(plan);
+}
+
+int main(void)
+{
+    test_bad_input();
+    test_empty();
+    test_describe();
+    test_transpose_equivalence();
+    test_rank32();
+    test_suite_shapes();
+    test_threads_share_a_plan();
+    test_random();
+    return t_finish("test_permute");
+}
