@@ -97,8 +97,8 @@ def torch_gpu(n, reps):
         ours = timed(lambda: xpose.transpose(x))  # noqa: B023 (timed now, in this iteration)
         peer = timed(lambda: x.t().contiguous())  # noqa: B023
         gb = 2 * x.numel() * x.element_size() / 1e9
-        print(f"  {str(dtype)[6:]:8} xpose.transpose(x) {ours:7.3f} ({gb / ours:6.0f} GB/s)   x.t().contiguous() "
-              f"{peer:7.3f} ({gb / peer:6.0f} GB/s)   speedup {peer / ours:5.1f}x")
+        print(f"  {str(dtype)[6:]:8} xpose.transpose(x) {ours:7.3f} ({gb / (ours / 1e3):6.0f} GB/s)   x.t().contiguous() "
+              f"{peer:7.3f} ({gb / (peer / 1e3):6.0f} GB/s)   speedup {peer / ours:5.1f}x")
         x = None  # free it before the next dtype's
         torch.cuda.empty_cache()
 
