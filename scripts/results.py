@@ -369,6 +369,15 @@ def gpu_permute(run):
     return out
 
 
+def gpu_inplace(run):
+    """In-place transposes: each production or lab row as % of the memcpy of its shape."""
+    entry, rows = entry_of(run, "inplace.csv"), load_csv(run, "inplace.csv")
+    body = [[f"{r['rows']} x {r['cols']}", ELEM[int(r["elem_size"])], name_of(r), pct(r["pct_memcpy"])]
+            for r in rows if r["variant"] != "memcpy"]
+    return (context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + ".\n\n" +
+            table(["shape", "element", "variant", "% of memcpy"], body, ["---", "---", "---", "--:"]))
+
+
 def cpu_tables(run):
     entry, rows = entry_of(run, "bench.csv"), load_csv(run, "bench.csv")
     by = index(rows, "variant", "rows", "elem_size", "threads")
@@ -474,6 +483,8 @@ def results_md():
                 out += ["### Against PyTorch and CuPy", "", gpu_python(run), ""]
             if has(run, "permute.csv"):
                 out += ["### N-d permutations", "", gpu_permute(run), ""]
+            if has(run, "inplace.csv"):
+                out += ["### In-place transposes", "", gpu_inplace(run), ""]
             if has(run, "overhead.csv"):
                 out += ["### The cost of a call", "", overhead(run), ""]
             if has(run, "explain-ncu.json"):
