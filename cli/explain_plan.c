@@ -8,22 +8,11 @@
 #include "../src/cuda/fast_plan.h"
 #include "../src/core/xp_permute.h"
 
-/* Cards whose facts a plan can be asked for without one: the planner's tests use the same (tests/test_fast_plan.c). */
-static const struct {
-    const char *name, *about;
-    xp_fast_facts facts;
-} cards[] = {
-    {"h200", "H200 (sm_90, 132 SMs, 60 MiB L2)", {9, 132, (size_t)60 << 20}},
-    {"h100", "H100 SXM (sm_90, 132 SMs, 50 MiB L2)", {9, 132, (size_t)50 << 20}},
-    {"a100", "A100 (sm_80, 108 SMs, 40 MiB L2)", {8, 108, (size_t)40 << 20}},
-    {"v100", "V100 (sm_70, 80 SMs, 6 MiB L2)", {7, 80, (size_t)6 << 20}},
-};
-
 int explain_card_names(char *buf, size_t n)
 {
     size_t used = 0;
-    for (size_t i = 0; i < sizeof cards / sizeof cards[0] && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "|" : "", cards[i].name);
+    for (size_t i = 0; i < xp_fast_card_count && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "|" : "", xp_fast_cards[i].name);
     return 0;
 }
 
@@ -38,10 +27,10 @@ static int facts_for(const char *card, xp_fast_facts *d, char *about, size_t n)
         }
         card = "h200";
     }
-    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++)
-        if (!strcmp(card, cards[i].name)) {
-            *d = cards[i].facts;
-            snprintf(about, n, "%s", cards[i].about);
+    for (size_t i = 0; i < xp_fast_card_count; i++)
+        if (!strcmp(card, xp_fast_cards[i].name)) {
+            *d = xp_fast_cards[i].facts;
+            snprintf(about, n, "%s", xp_fast_cards[i].about);
             return 0;
         }
     char names[128];

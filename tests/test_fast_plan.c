@@ -8,16 +8,6 @@
 #include "../src/cuda/fast_plan.h"
 #include "testing.h"
 
-static const struct card {
-    const char *name;
-    xp_fast_facts facts;
-} cards[] = {
-    {"H200", {9, 132, (size_t)60 << 20}},
-    {"H100", {9, 132, (size_t)50 << 20}},
-    {"80-SM sm_70", {7, 80, (size_t)6 << 20}},
-    {"108-SM sm_80", {8, 108, (size_t)40 << 20}},
-};
-
 /* The registry rows' parameters (src/cuda/fast_variants.c). */
 enum { AUTO = XP_FAST_AUTO_ORDER | XP_FAST_AUTO_TILES };
 typedef struct call_desc {
@@ -62,7 +52,7 @@ static const call_desc calls[] = {
     {"1000x15 u8, fast/small", 1, 1000, 15, 0, 0, 1, 0, 0, 0, 0, 1, XP_FAST_SMALL_TILES},
 };
 #define NCALLS (sizeof calls / sizeof calls[0])
-#define NCARDS (sizeof cards / sizeof cards[0])
+#define NCARDS 4 /* the columns of fast_plan_expected.inc: xp_fast_cards, in order */
 
 /* What the table pins down of a plan. */
 typedef struct expect {
@@ -104,7 +94,7 @@ static void print_table(void)
             xp_call c;
             xp_fast_plan p;
             make_call(&calls[i], &c);
-            xp_fast_plan_make(&c, &cards[k].facts, &p);
+            xp_fast_plan_make(&c, &xp_fast_cards[k].facts, &p);
             printf("        {\"%s\", %u, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u, %zu},\n", xp_fast_path_name(p.path),
                    p.tile_r, p.tile_c, p.extra, p.skew_stride, p.blocks_per_sm, p.direct, p.cluster, p.band,
                    p.walks_log2, p.grid_x, p.grid_y, p.smem);
@@ -159,12 +149,14 @@ int main(int argc, char **argv)
         print_table();
         return 0;
     }
+    CHECK(xp_fast_card_count == NCARDS, "%zu cards, the table has %d columns: regenerate it (--print)",
+          xp_fast_card_count, (int)NCARDS);
     for (size_t i = 0; i < NCALLS; i++)
         for (size_t k = 0; k < NCARDS; k++) {
             xp_call c;
             xp_fast_plan p;
             CHECK_STATUS(make_call(&calls[i], &c), XPOSE_OK, "%s", calls[i].what);
-            CHECK_STATUS(xp_fast_plan_make(&c, &cards[k].facts, &p), XPOSE_OK, "%s", calls[i].what);
+            CHECK_STATUS(xp_fast_plan_make(&c, &xp_fast_cards[k].facts, &p), XPOSE_OK, "%s", calls[i].what);
             const expect *e = &expected[i][k];
             CHECK(strcmp(xp_fast_path_name(p.path), e->path) == 0 && p.tile_r == e->tile_r && p.tile_c == e->tile_c &&
                       p.extra == e->extra && p.skew_stride == e->skew_stride && p.blocks_per_sm == e->blocks_per_sm &&
@@ -172,9 +164,9 @@ int main(int argc, char **argv)
                       p.walks_log2 == e->walks_log2 && p.grid_x == e->grid_x && p.grid_y == e->grid_y &&
                       p.smem == e->smem,
                   "%s on %s: planned %s %ux%u grid %ux%u cluster %u, the table says %s %ux%u grid %ux%u cluster %u",
-                  calls[i].what, cards[k].name, xp_fast_path_name(p.path), p.tile_r, p.tile_c, p.grid_x, p.grid_y,
-                  p.cluster, e->path, e->tile_r, e->tile_c, e->grid_x, e->grid_y, e->cluster);
-            check_consistent(&c, &cards[k].facts, &p, calls[i].what);
+                  calls[i].what, xp_fast_cards[k].name, xp_fast_path_name(p.path), p.tile_r, p.tile_c, p.grid_x,
+                  p.grid_y, p.cluster, e->path, e->tile_r, e->tile_c, e->grid_x, e->grid_y, e->cluster);
+            check_consistent(&c, &xp_fast_cards[k].facts, &p, calls[i].what);
         }
     /* Every path appears in the table on some card (a path nothing reaches is dead code or a lost rule). */
     for (int path = 0; path < XP_FAST_PATH_COUNT; path++) {
@@ -206,8 +198,8 @@ int main(int argc, char **argv)
             continue;
         for (size_t k = 0; k < NCARDS; k++) {
             xp_fast_plan p;
-            CHECK_STATUS(xp_fast_plan_make(&c, &cards[k].facts, &p), XPOSE_OK, "random call %d", n);
-            check_consistent(&c, &cards[k].facts, &p, "random");
+            CHECK_STATUS(xp_fast_plan_make(&c, &xp_fast_cards[k].facts, &p), XPOSE_OK, "random call %d", n);
+            check_consistent(&c, &xp_fast_cards[k].facts, &p, "random");
         }
     }
     /* Tile numbers past 32 bits: refused, not wrapped. */
@@ -215,6 +207,6 @@ int main(int argc, char **argv)
     xp_call c;
     xp_fast_plan p;
     CHECK_STATUS(make_call(&huge, &c), XPOSE_OK, "huge");
-    CHECK_STATUS(xp_fast_plan_make(&c, &cards[0].facts, &p), XPOSE_ERR_UNSUPPORTED, "2^33 tiles");
+    CHECK_STATUS(xp_fast_plan_make(&c, &xp_fast_cards[0].facts, &p), XPOSE_ERR_UNSUPPORTED, "2^33 tiles");
     return t_finish("fast plan");
 }

@@ -51,6 +51,14 @@ static const tuning *tuning_for(const xp_fast_facts *d)
     return &tunings[0];
 }
 
+const xp_fast_card xp_fast_cards[] = {
+    {"h200", "H200 (sm_90, 132 SMs, 60 MiB L2)", {9, 132, (size_t)60 << 20}},
+    {"h100", "H100 SXM (sm_90, 132 SMs, 50 MiB L2)", {9, 132, (size_t)50 << 20}},
+    {"v100", "V100 (sm_70, 80 SMs, 6 MiB L2)", {7, 80, (size_t)6 << 20}},
+    {"a100", "A100 (sm_80, 108 SMs, 40 MiB L2)", {8, 108, (size_t)40 << 20}},
+};
+const size_t xp_fast_card_count = sizeof xp_fast_cards / sizeof xp_fast_cards[0];
+
 static unsigned log2_es(size_t es) { return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : 4; }
 
 const char *xp_fast_path_name(xp_fast_path path)

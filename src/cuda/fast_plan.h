@@ -64,6 +64,16 @@ typedef struct xp_fast_plan {
     size_t copy_bytes;              /* COPY: bytes; COPY_2D: bytes a member */
 } xp_fast_plan;
 
+/* Cards whose facts a plan can be made for without one at hand: `xpose explain fast --card NAME` and the planner's
+ * tests (tests/test_fast_plan.c, whose table has a column per card in this order). */
+typedef struct xp_fast_card {
+    const char *name;  /* what --card takes */
+    const char *about; /* for people */
+    xp_fast_facts facts;
+} xp_fast_card;
+extern const xp_fast_card xp_fast_cards[];
+extern const size_t xp_fast_card_count;
+
 /* Plans call c (a checked shape, its pointers' alignment, the row's p0/p1) on a device with facts d. Returns
  * XPOSE_OK, or XPOSE_ERR_UNSUPPORTED where the tile numbers would not fit 32 bits (16 TiB and more). */
 int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p);
