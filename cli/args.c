@@ -164,7 +164,7 @@ void bench_usage(FILE *f)
           "                        permutations: its sizes on the GPU, each at most 64 MiB on the CPU)\n"
           "  --sweep               square sizes 256, 512, ... up to --sweep-max (default 32768 GPU, 8192 CPU);\n"
           "                        ignores a single --size\n"
-          "  --op transpose|reduce|permute|inplace   what to time (default transpose)\n"
+          "  --op transpose|reduce|permute|inplace|dist   what to time (default transpose)\n"
           "  --n N                 --op reduce: elements (default 2^26)\n"
           "  --shape D0,D1,... --perm P0,P1,...   with --op permute: a dense row-major tensor (rank 1 to 32) and\n"
           "                        the permutation (np.transpose's axes); one row per backend through the plan API\n"
@@ -173,6 +173,9 @@ void bench_usage(FILE *f)
           "  --op inplace          in-place transposes (dense rows x cols, --batch) next to memcpy of the same\n"
           "                        bytes; every row verified against the out-of-place reference, the data\n"
           "                        re-filled before each timed run (not timed)\n"
+          "  --op dist             under mpirun -np P: the transpose of a matrix split by rows over P GPUs\n"
+          "                        (--size N or --rows/--cols, --type), each method verified on every rank and\n"
+          "                        timed beside NCCL's all-to-all of the same bytes\n"
           "  --threads T[,T...]    CPU threads (default: all; 0: one per processor); a list (up to 8) runs\n"
           "                        every CPU variant once per count and GPU variants once; --op reduce takes one\n"
           "  --reps K              timed repetitions (default 50 GPU, 5 CPU); CPU rows report the median, GPU\n"
@@ -190,22 +193,24 @@ void bench_usage(FILE *f)
           f);
 }
 
+const char *const bench_op_names[5] = {"transpose", "reduce", "permute", "inplace", "dist"};
+
 /* The first option given that the chosen --op does not read, or NULL: such an option is refused rather than ignored.
  * elem_size_given: --elem-size (not --type, which every op reads) was given; reduce_op_given: --reduce-op was. */
 static const char *foreign_option(const bench_opts *o, int elem_size_given, int reduce_op_given)
 {
     /* --op inplace: dense matrices, one shape list, no presets, peers or plots. */
-    enum { T = 1 << OP_TRANSPOSE, R = 1 << OP_REDUCE, P = 1 << OP_PERMUTE, I = 1 << OP_INPLACE };
+    enum { T = 1 << OP_TRANSPOSE, R = 1 << OP_REDUCE, P = 1 << OP_PERMUTE, I = 1 << OP_INPLACE, D = 1 << OP_DIST };
     const struct {
         int given;
         const char *name;
         unsigned ops; /* the benches that read it */
-    } t[] = {{o->nsizes > 0, "--size", T | I},
-             {o->rect, "--rows/--cols", T | I},
+    } t[] = {{o->nsizes > 0, "--size", T | I | D},
+             {o->rect, "--rows/--cols", T | I | D},
              {o->batch > 0, "--batch", T | I},
              {o->ld_src > 0, "--ld-src", T},
              {o->ld_dst > 0, "--ld-dst", T},
-             {elem_size_given, "--elem-size", T | P | I},
+             {elem_size_given, "--elem-size", T | P | I | D},
              {o->peers, "--peers", T},
              {o->preset != NULL, "--preset", T | P},
              {o->sweep, "--sweep", T},
@@ -320,8 +325,7 @@ static int shape_option(bench_opts *o, int id, const char *v)
 /* --type, --elem-size, --op, --reduce-op. */
 static int element_option(bench_opts *o, given *g, int id, const char *v)
 {
-    static const char *const ops[] = {"transpose", "reduce", "permute", "inplace"}, *const reduce_ops[] = {"sum", "min",
-                                                                                                           "max"};
+    static const char *const reduce_ops[] = {"sum", "min", "max"};
     int k = 0, st;
     switch (id) {
     case OPT_TYPE:
@@ -339,7 +343,7 @@ static int element_option(bench_opts *o, given *g, int id, const char *v)
         return st;
     case OPT_OP:
         g->op = 1;
-        st = parse_choice("--op", v, ops, 4, &k);
+        st = parse_choice("--op", v, bench_op_names, 5, &k);
         o->op = (op_choice)k;
         return st;
     case OPT_REDUCE_OP: g->reduce_op = 1; return parse_choice("--reduce-op", v, reduce_ops, 3, &o->reduce_op);
@@ -437,8 +441,7 @@ static int check_combinations(bench_opts *o, const given *g)
     }
     const char *foreign = foreign_option(o, g->elem_size, g->reduce_op);
     if (foreign) {
-        static const char *const ops[] = {"transpose", "reduce", "permute", "inplace"};
-        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, ops[o->op]);
+        fprintf(stderr, "xpose: %s does not apply to --op %s\n", foreign, bench_op_names[o->op]);
         return CLI_EXIT_USAGE;
     }
     if (o->op == OP_PERMUTE && (err = check_permute(o)) != NULL) {

@@ -45,7 +45,8 @@ int cmd_bench(int argc, char **argv)
     bench_env env;
     memset(&env, 0, sizeof env);
     plan_threads(&o, &env.tp);
-    env.gpu = gpu_ready(env.why, sizeof env.why);
+    /* --op dist picks each process's GPU itself; a probe here would open every rank's context on GPU 0. */
+    env.gpu = o.op == OP_DIST ? 0 : gpu_ready(env.why, sizeof env.why);
     context_init(&env.ctx, &o);
     bench_result res;
     result_init(&res, o.op == OP_REDUCE    ? "cpu-reduce"
@@ -55,6 +56,7 @@ int cmd_bench(int argc, char **argv)
     st = o.op == OP_REDUCE    ? bench_reduce(&o, &env, &res)
          : o.op == OP_PERMUTE ? bench_permute(&o, &env, &res)
          : o.op == OP_INPLACE ? bench_inplace(&o, &env, &res)
+         : o.op == OP_DIST    ? bench_dist(&o, &env, &res)
                               : bench_transpose(&o, &env, &res);
     result_reference_note(&res);
     return finish(&o, &env, &res, st);

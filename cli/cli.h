@@ -12,7 +12,9 @@
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MD } out_format;
 typedef enum { BE_AUTO, BE_CPU, BE_CUDA, BE_ALL } be_choice;
-typedef enum { OP_TRANSPOSE, OP_REDUCE, OP_PERMUTE, OP_INPLACE } op_choice;
+typedef enum { OP_TRANSPOSE, OP_REDUCE, OP_PERMUTE, OP_INPLACE, OP_DIST } op_choice;
+/* The --op names, in op_choice's order (args.c). */
+extern const char *const bench_op_names[5];
 
 typedef struct bench_opts {
     size_t rows, cols, elem_size, batch, ld_src, ld_dst;
@@ -163,6 +165,8 @@ int bench_transpose(bench_opts *o, const bench_env *env, bench_result *res);
 int bench_reduce(const bench_opts *o, const bench_env *env, bench_result *res);
 int bench_inplace(const bench_opts *o, const bench_env *env, bench_result *res); /* bench_inplace.c */
 int bench_permute(const bench_opts *o, const bench_env *env, bench_result *res);
+/* bench_dist.c (dist_none.c where NCCL was not found): one process of `mpirun -np P xpose bench --op dist`. */
+int bench_dist(const bench_opts *o, const bench_env *env, bench_result *res);
 /* bench_transpose.c's helpers that bench_permute.c shares: the host's memory in bytes; one CPU variant run into
  * poisoned out (dst_bytes), its first cmp_bytes compared with want, then timed (reps, flush) into row; the note on
  * how GPU rows were timed. */

@@ -52,7 +52,10 @@ extern "C" {
     X(XPOSE_ERR_PERM, -18, "perm is not a permutation of 0..rank-1; name every axis exactly once")                     \
     X(XPOSE_ERR_RANK, -19, "rank out of range; use 1 to XPOSE_MAX_RANK (32) dimensions")                               \
     X(XPOSE_ERR_STRIDE, -20,                                                                                           \
-      "destination strides make two elements share a place; give every destination element its own address")
+      "destination strides make two elements share a place; give every destination element its own address")           \
+    X(XPOSE_ERR_MISMATCH, -21,                                                                                         \
+      "the ranks of a collective call passed different arguments; pass the same shape, splits and method everywhere")  \
+    X(XPOSE_ERR_COMM, -22, "NCCL reported an error; check the communicator and NCCL_DEBUG=WARN's output")
 
 typedef enum xpose_status {
 #define XPOSE_STATUS_ENUM_(name, value, msg) name = value,

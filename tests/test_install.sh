@@ -34,10 +34,19 @@ echo "libxpose.so NEEDs:" $needed
 echo "$needed" | grep -qiE 'cublas|openblas|blas' && fail "libxpose.so needs a peer library"
 # Every build exports every function the installed headers declare (a CPU-only build too: its CUDA entry points
 # return XPOSE_ERR_NOT_BUILT), and nothing else.
-declared=$(grep -ho 'XPOSE_API [^(]*(' "$inst"/include/xpose*.h | grep -o 'xpose_[a-z_]*' | sort -u)
+declared_in() { grep -ho 'XPOSE_API [^(]*(' "$@" | grep -o 'xpose_[a-z_]*' | sort -u; }
+declared=$(declared_in "$inst/include/xpose.h" "$inst/include/xpose_cuda.h")
 exported=$(nm -D --defined-only "$libdir/libxpose.so" | awk '{print $3}' | sort -u)
 [ "$declared" = "$exported" ] || fail "libxpose.so exports $(echo $exported), the headers declare $(echo $declared)"
 echo "libxpose.so exports the $(echo "$declared" | wc -l) functions the headers declare"
+# libxpose_dist (where NCCL was found) exports what xpose_dist.h declares, and libxpose needs no NCCL.
+echo "$needed" | grep -q nccl && fail "libxpose.so needs NCCL"
+if [ -f "$inst/include/xpose_dist.h" ]; then
+    declared=$(declared_in "$inst/include/xpose_dist.h")
+    exported=$(nm -D --defined-only "$libdir/libxpose_dist.so" | awk '{print $3}' | sort -u)
+    [ "$declared" = "$exported" ] || fail "libxpose_dist.so exports $(echo $exported), xpose_dist.h declares $(echo $declared)"
+    echo "libxpose_dist.so exports the $(echo "$declared" | wc -l) functions xpose_dist.h declares"
+fi
 soname=$(objdump -p "$libdir/libxpose.so" | awk '/SONAME/ {print $2}')
 abi=$(sed -n 's/^#define XPOSE_ABI_VERSION \([0-9]*\)$/\1/p' "$inst/include/xpose.h")
 [ "$soname" = "libxpose.so.$abi" ] || fail "SONAME $soname, xpose.h says ABI $abi"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# device_dist.sh: the distributed transpose on a multi-GPU device machine, from the repository root: Release build
+# for sm_90, the multigpu tests (mpirun, 2 processes), then `mpirun -np P xpose bench --op dist` for P = 2 and every
+# GPU count up to NP (default: all GPUs) at the sizes and types below. Logs and CSVs go to $OUT (default ./device-out).
+# Usage: bash scripts/device_dist.sh [--test|--bench]   SIZES (default "16384 32768"), TYPES ("float u8 c128"),
+# REPS (20), LIMIT (540 s for the whole script).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+B=${BUILD:-/tmp/xpose-device-build}
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+{
+    nvidia-smi -L
+    nvidia-smi topo -m
+    mpirun --version | head -2
+    grep -m3 -E "define NCCL_(MAJOR|MINOR|PATCH)" /usr/include/nccl.h
+} > "$OUT/machine.txt" 2>&1
+{ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DXPOSE_OPENBLAS=OFF &&
+    cmake --build "$B" -j"$(nproc)" --target xpose_cli test_dist; } > "$OUT/build.log" 2>&1 ||
+    { tail -30 "$OUT/build.log"; exit 1; }
+grep -i "dist" "$OUT/build.log" | head -3
+echo "built after ${SECONDS} s; $(nvidia-smi -L | wc -l) GPUs"
+LIMIT=${LIMIT:-540}
+if [ "${1:-}" != "--bench" ]; then
+    timeout $((LIMIT - SECONDS - 60)) bash tests/test_multigpu.sh "$B/tests/test_dist" 2 > "$OUT/test.log" 2>&1
+    echo "test_multigpu: exit $? after ${SECONDS} s"; grep -E "checks|FAIL|failed" "$OUT/test.log" | head -20
+fi
+[ "${1:-}" = "--test" ] && exit 0
+fwd=()
+mpirun --version 2>&1 | grep -q "Open MPI" && fwd=(--oversubscribe -x NCCL_NVLS_ENABLE -x PATH -x LD_LIBRARY_PATH)
+gpus=$(nvidia-smi -L | wc -l)
+for np in $(seq 2 "${NP:-$gpus}"); do
+    [ "$np" = 2 ] || [ "$np" = 4 ] || [ "$np" = 8 ] || continue
+    for t in ${TYPES:-float u8 c128}; do
+        left=$((LIMIT - SECONDS))
+        [ "$left" -gt 20 ] || { echo "out of time before np $np $t"; continue; }
+        timeout "$left" mpirun -np "$np" "${fwd[@]}" "$B/xpose" bench --op dist --size "$(echo ${SIZES:-16384 32768} | tr ' ' ,)" \
+            --type "$t" --reps "${REPS:-20}" --format csv > "$OUT/dist-np$np-$t.csv" 2> "$OUT/dist-np$np-$t.log"
+        echo "np $np $t: exit $? after ${SECONDS} s"
+    done
+done
+cat "$OUT"/dist-np*.csv
