@@ -8,11 +8,15 @@
 #include "verify.h"
 #include "xpose_dist.h"
 
-/* Element (i, j) of the global A, byte b: every rank can make any part of A, and check any part of A^T, alone. */
-static inline unsigned char a_byte(size_t i, size_t j, size_t cols, size_t b)
+/* Element (i, j) of the global A, es bytes into e: every rank can make any part of A, and check any part of A^T,
+ * alone. */
+static inline void a_elem(size_t i, size_t j, size_t cols, size_t es, unsigned char *e)
 {
-    uint64_t s = (uint64_t)(i * cols + j) * 2 + (b >= 8);
-    return (unsigned char)(xv_splitmix(&s) >> (8 * (b % 8)));
+    for (size_t h = 0; h < es; h += 8) {
+        uint64_t s = (uint64_t)(i * cols + j) * 2 + (h >= 8), w = xv_splitmix(&s);
+        for (size_t b = h; b < es && b < h + 8; b++)
+            e[b] = (unsigned char)(w >> (8 * (b - h)));
+    }
 }
 
 /* The all-to-all's byte b of the block rank `from` sends rank `to`. */
@@ -67,8 +71,7 @@ static int setup(dist_case *c)
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < c->m; i++)
         for (size_t j = 0; j < c->cols; j++)
-            for (size_t b = 0; b < c->es; b++)
-                c->host[(i * c->cols + j) * c->es + b] = a_byte(c->r0 + i, j, c->cols, b);
+            a_elem(c->r0 + i, j, c->cols, c->es, c->host + (i * c->cols + j) * c->es);
     if (check_cuda(cudaMemcpy(c->src, c->host, sb, cudaMemcpyHostToDevice), "copy of A's block"))
         return 1;
 #pragma omp parallel for schedule(static)
@@ -137,9 +140,11 @@ static int verify_row(dist_case *c, int k, int *status)
     if (!*status && dist) {
 #pragma omp parallel for schedule(static) reduction(+ : bad)
         for (size_t jj = 0; jj < c->n; jj++)
-            for (size_t i = 0; i < c->rows; i++)
-                for (size_t b = 0; b < c->es; b++)
-                    bad += c->host[(jj * c->rows + i) * c->es + b] != a_byte(i, c->c0 + jj, c->cols, b);
+            for (size_t i = 0; i < c->rows; i++) {
+                unsigned char want[16];
+                a_elem(i, c->c0 + jj, c->cols, c->es, want);
+                bad += memcmp(c->host + (jj * c->rows + i) * c->es, want, c->es) != 0;
+            }
     } else if (!*status) {
 #pragma omp parallel for schedule(static) reduction(+ : bad)
         for (size_t q = 0; q < bytes; q++)

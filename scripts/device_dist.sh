@@ -40,4 +40,12 @@ for np in $(seq 2 "${NP:-$gpus}"); do
         echo "np $np $t: exit $? after ${SECONDS} s"
     done
 done
+# CHUNKS="1 2 4 8": the pipeline's steps swept on 2 GPUs, float at the first size (XPOSE_DIST_CHUNKS).
+for k in ${CHUNKS:-}; do
+    left=$((LIMIT - SECONDS))
+    [ "$left" -gt 20 ] || break
+    XPOSE_DIST_CHUNKS=$k timeout "$left" mpirun -np 2 "${fwd[@]}" -x XPOSE_DIST_CHUNKS "$B/xpose" bench --op dist \
+        --size "$(echo ${SIZES:-16384} | cut -d' ' -f1)" --type float --reps 10 --format csv > "$OUT/chunks-$k.csv" 2>&1
+    echo "chunks $k: $(grep -E '^dist' "$OUT/chunks-$k.csv" | cut -d, -f1,9,11 | tr '\n' ' ')"
+done
 cat "$OUT"/dist-np*.csv

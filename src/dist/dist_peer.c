@@ -147,13 +147,17 @@ static int stream_barrier(struct xpose_dist_plan_s *p, cudaStream_t stream)
 }
 
 /* The peers learn where this rank's dst is (and every rank learns whether all can run: a rank without a handle
- * makes every rank return XPOSE_ERR_POINTER), then, between two barriers on the stream, each rank writes its
- * block for rank s into s's dst: (A_r[:, C_s .. C_s + n_s))^T at columns R_r .. R_r + m_r. The peers are taken
- * in turn from r + 1 on, so that at each step every GPU sends to one peer and receives from another. */
+ * makes every rank return XPOSE_ERR_POINTER). Then, after a barrier on the stream (the peers' dst are free), rank r
+ * packs its block for each rank s, (A_r[:, C_s .. C_s + n_s))^T, in chunks at HBM speed, and a copy engine moves
+ * each chunk into s's dst at columns R_r .. R_r + m_r over NVLink (a 2-D copy, one stream per peer), while the
+ * block r keeps is transposed straight into its own dst. A closing barrier: every write into this rank's dst is
+ * done when the stream passes it. Copy engines rather than kernels storing to peer memory: on 2 H200s the kernels
+ * reached 0.66 of NCCL's all-to-all (docs/tuning.md, "dist peer copies"). */
 int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
                          cudaStream_t stream)
 {
     const int P = p->nranks, r = p->rank;
+    const size_t es = p->es, m = p->src_off[r + 1] - p->src_off[r];
     peer_info mine, *all = calloc((size_t)P, sizeof *all);
     if (!all)
         return XPOSE_ERR_NO_MEMORY;
@@ -166,16 +170,51 @@ int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t sr
     if (!st && !base)
         st = XPOSE_ERR_NO_MEMORY;
     for (int s = 0; !st && s < P; s++)
-        st =
-            s == r ? (base[s] = (unsigned char *)dst - mine.offset, XPOSE_OK) : mapping(p, s, &all[s].handle, &base[s]);
+        if (s != r)
+            st = mapping(p, s, &all[s].handle, &base[s]);
     /* A mapping that failed here while the trial at creation worked: every rank has passed the exchange, so the
-     * others go on into the barrier; this rank must too, or they wait for ever. */
+     * others go on into the barriers; this rank must too, or they wait for ever. */
     int joined = stream_barrier(p, stream);
-    for (int k = 0; !st && !joined && k < P; k++) {
-        int s = (r + k) % P;
-        st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s], p->dst_off[s + 1] - p->dst_off[s],
-                                     base[s] + all[s].offset + p->src_off[r] * p->es, all[s].ld, stream);
+    if (!st && !joined && cudaEventRecord(p->start, stream) != cudaSuccess)
+        st = XPOSE_ERR_CUDA;
+    for (int c = 0; !st && !joined && c < p->chunks; c++) {
+        for (int k = 1; !st && k < P; k++) {
+            int s = (r + k) % P;
+            size_t lo, hi;
+            xp_dist_chunk(p, s, c, &lo, &hi);
+            st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s] + lo, hi - lo,
+                                         p->sendbuf + p->send_at[s] + lo * m * es, m, stream);
+        }
+        if (!st && cudaEventRecord(p->packed[c], stream) != cudaSuccess)
+            st = XPOSE_ERR_CUDA;
     }
+    for (int k = 1; !st && !joined && k < P; k++) {
+        int s = (r + k) % P;
+        cudaStream_t cs = p->copy[s];
+        if (cudaStreamWaitEvent(cs, p->start, 0) != cudaSuccess)
+            st = XPOSE_ERR_CUDA;
+        for (int c = 0; !st && c < p->chunks; c++) {
+            size_t lo, hi, ld = all[s].ld;
+            xp_dist_chunk(p, s, c, &lo, &hi);
+            if (cudaStreamWaitEvent(cs, p->packed[c], 0) != cudaSuccess ||
+                (hi > lo && m &&
+                 cudaMemcpy2DAsync(base[s] + all[s].offset + (lo * ld + p->src_off[r]) * es, ld * es,
+                                   p->sendbuf + p->send_at[s] + lo * m * es, m * es, m * es, hi - lo,
+                                   cudaMemcpyDeviceToDevice, cs) != cudaSuccess))
+                st = XPOSE_ERR_CUDA;
+        }
+    }
+    if (!st && !joined)
+        st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
+                                     (unsigned char *)dst + p->src_off[r] * es, dst_ld, stream);
+    /* The stream waits for every copy stream, whatever failed, so that the barrier covers all that was queued. */
+    for (int k = 1; !joined && k < P; k++) {
+        int s = (r + k) % P;
+        if (cudaEventRecord(p->copied[s], p->copy[s]) != cudaSuccess ||
+            cudaStreamWaitEvent(stream, p->copied[s], 0) != cudaSuccess)
+            st = st ? st : XPOSE_ERR_CUDA;
+    }
+    (void)cudaGetLastError();
     int closing = joined ? joined : stream_barrier(p, stream);
     free(base);
     free(all);

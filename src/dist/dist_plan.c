@@ -70,20 +70,24 @@ static int agree_status(struct xpose_dist_plan_s *p, int st)
     return e ? e : -(int)w;
 }
 
-/* Pipeline steps: chunks of about 4 MiB a pair of ranks, at most XP_DIST_MAX_CHUNKS (docs/tuning.md,
- * "dist chunks"). XPOSE_DIST_CHUNKS overrides it for measurements; the ranks agree on it with the rest. */
+/* Pipeline steps: chunks of at least 32 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist chunks"); each
+ * step costs a group of NCCL calls or copies (10-20 us). XPOSE_DIST_CHUNKS (1 to XP_DIST_MAX_CHUNKS) overrides it
+ * for measurements; the ranks agree on it with the rest. */
 static int pick_chunks(size_t rows, size_t cols, size_t es, int nranks)
 {
     const char *env = getenv("XPOSE_DIST_CHUNKS");
     long k = env ? strtol(env, NULL, 10) : 0;
     if (k <= 0) {
         double pair = (double)rows * (double)cols * (double)es / ((double)nranks * nranks);
-        k = (long)(pair / (4.0 * 1024 * 1024));
+        k = (long)(pair / (32.0 * 1024 * 1024));
+        k = k > 8 ? 8 : k;
     }
     return (int)(k < 1 ? 1 : k > XP_DIST_MAX_CHUNKS ? XP_DIST_MAX_CHUNKS : k);
 }
 
-static int alloc_nccl(struct xpose_dist_plan_s *p)
+/* The work buffers and the pipeline's events: the packed blocks for both methods, the landing zone for NCCL, a
+ * copy stream per peer for PEER. */
+static int alloc_buffers(struct xpose_dist_plan_s *p)
 {
     int P = p->nranks, r = p->rank;
     size_t m = p->src_off[r + 1] - p->src_off[r], n = p->dst_off[r + 1] - p->dst_off[r], st = 0, rt = 0;
@@ -98,6 +102,17 @@ static int alloc_nccl(struct xpose_dist_plan_s *p)
         p->recv_at[s] = rt;
         st += (p->dst_off[s + 1] - p->dst_off[s]) * m * p->es;
         rt += (p->src_off[s + 1] - p->src_off[s]) * n * p->es;
+    }
+    if (p->method == XPOSE_DIST_PEER) {
+        rt = 0;
+        p->copy = calloc((size_t)P, sizeof *p->copy);
+        p->copied = calloc((size_t)P, sizeof *p->copied);
+        if (!p->copy || !p->copied)
+            return XPOSE_ERR_NO_MEMORY;
+        for (int s = 0; s < P; s++)
+            if (s != r && (cudaStreamCreateWithFlags(&p->copy[s], cudaStreamNonBlocking) != cudaSuccess ||
+                           cudaEventCreateWithFlags(&p->copied[s], cudaEventDisableTiming) != cudaSuccess))
+                return XPOSE_ERR_CUDA;
     }
     if ((st && cudaMalloc((void **)&p->sendbuf, st) != cudaSuccess) ||
         (rt && cudaMalloc((void **)&p->recvbuf, rt) != cudaSuccess)) {
@@ -131,6 +146,14 @@ static void plan_free(struct xpose_dist_plan_s *p)
         if (p->arrived[c])
             (void)cudaEventDestroy(p->arrived[c]);
     }
+    for (int s = 0; s < p->nranks; s++) {
+        if (p->copy && p->copy[s])
+            (void)cudaStreamDestroy(p->copy[s]);
+        if (p->copied && p->copied[s])
+            (void)cudaEventDestroy(p->copied[s]);
+    }
+    free(p->copy);
+    free(p->copied);
     if (p->start)
         (void)cudaEventDestroy(p->start);
     if (p->done)
@@ -175,17 +198,21 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
         st = XPOSE_ERR_INVALID;
     if (!st && cols && rows > SIZE_MAX / cols / es)
         st = XPOSE_ERR_OVERFLOW;
+    /* The splits enter the hash even where a local check failed, so that only arguments that differ do. */
+    int ss = split(src_rows, rows, P, p->src_off), sd = split(dst_rows, cols, P, p->dst_off);
     if (!st)
-        st = split(src_rows, rows, P, p->src_off);
-    if (!st)
-        st = split(dst_rows, cols, P, p->dst_off);
+        st = ss ? ss : sd;
     p->chunks = pick_chunks(rows, cols, es, P);
     /* The arguments every rank must share, hashed; a rank whose own checks failed still joins the all-reduce. */
     size_t shared[6] = {rows, cols, es, (size_t)method, (size_t)P, (size_t)p->chunks};
     unsigned long long h = hash_words(1469598103934665603ull, shared, 6);
     h = hash_words(h, p->src_off, (size_t)P + 1);
     h = hash_words(h, p->dst_off, (size_t)P + 1);
-    if (cudaStreamCreateWithFlags(&p->side, cudaStreamNonBlocking) != cudaSuccess ||
+    /* The side stream at the highest priority: NCCL's kernels (and the peer copies' waits) take SMs as soon as
+     * any frees, rather than after every queued pack. */
+    int lo_prio = 0, hi_prio = 0;
+    (void)cudaDeviceGetStreamPriorityRange(&lo_prio, &hi_prio);
+    if (cudaStreamCreateWithPriority(&p->side, cudaStreamNonBlocking, hi_prio) != cudaSuccess ||
         cudaMalloc((void **)&p->flag, 4 * sizeof *p->flag) != cudaSuccess ||
         cudaEventCreateWithFlags(&p->start, cudaEventDisableTiming) != cudaSuccess ||
         cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming) != cudaSuccess) {
@@ -204,8 +231,8 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
         method = ok == 1 ? XPOSE_DIST_PEER : XPOSE_DIST_NCCL;
     }
     p->method = method;
-    if (!e && method == XPOSE_DIST_NCCL)
-        e = agree_status(p, alloc_nccl(p));
+    if (!e)
+        e = agree_status(p, alloc_buffers(p));
     if (e) {
         plan_free(p);
         return e;
@@ -306,9 +333,9 @@ int xpose_dist_plan_describe(const xpose_dist_plan p, char *buf, size_t size)
     int n = snprintf(buf, buf ? size : 0,
                      "dist %zux%zu e%zu over %d ranks; rank %d: rows %zu..%zu of A, %zu..%zu of A^T; %s", p->rows,
                      p->cols, p->es, p->nranks, r, p->src_off[r], p->src_off[r + 1], p->dst_off[r], p->dst_off[r + 1],
-                     p->method == XPOSE_DIST_PEER ? "peer: transposes into the peers' dst over CUDA IPC"
+                     p->method == XPOSE_DIST_PEER ? "peer: pack, copy into the peers' dst (CUDA IPC)"
                                                   : "nccl: pack, send/recv, place");
-    if (p->method == XPOSE_DIST_NCCL && n >= 0 && (size_t)n < size)
+    if (n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " in %d chunks", p->chunks);
     return n;
 }

@@ -21,13 +21,15 @@ struct xpose_dist_plan_s {
     ncclComm_t comm;
     int rank, nranks, device;
     size_t rows, cols, es;
-    size_t *src_off, *dst_off; /* nranks + 1 prefix sums of the row splits of A and of A^T */
-    xpose_dist_method method;  /* NCCL or PEER, never AUTO */
-    int chunks;                /* NCCL: pipeline steps */
-    unsigned char *sendbuf, *recvbuf;
-    size_t *send_at, *recv_at; /* NCCL: each peer's region in sendbuf / recvbuf, bytes */
-    cudaStream_t side;         /* NCCL: where the sends and receives queue; PEER: the handles' exchange */
+    size_t *src_off, *dst_off;        /* nranks + 1 prefix sums of the row splits of A and of A^T */
+    xpose_dist_method method;         /* NCCL or PEER, never AUTO */
+    int chunks;                       /* NCCL: pipeline steps */
+    unsigned char *sendbuf, *recvbuf; /* the packed blocks for the other ranks; NCCL: what arrives from them */
+    size_t *send_at, *recv_at;        /* each peer's region in sendbuf / recvbuf, bytes */
+    cudaStream_t side;                /* NCCL: where the sends and receives queue; PEER: the handles' exchange */
     cudaEvent_t start, done, packed[XP_DIST_MAX_CHUNKS], arrived[XP_DIST_MAX_CHUNKS];
+    cudaStream_t *copy; /* PEER: one stream per rank for the copies into its dst (nranks entries) */
+    cudaEvent_t *copied;
     int ran;                  /* executed at least once: `done` was recorded */
     unsigned long long *flag; /* device: the all-reduce that agrees, and PEER's barriers */
     xp_dist_ipc ipc[XP_DIST_MAX_PEERS];
