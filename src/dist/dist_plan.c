@@ -70,16 +70,21 @@ static int agree_status(struct xpose_dist_plan_s *p, int st)
     return e ? e : -(int)w;
 }
 
-/* Pipeline steps: chunks of at least 32 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist chunks"); each
- * step costs a group of NCCL calls or copies (10-20 us). XPOSE_DIST_CHUNKS (1 to XP_DIST_MAX_CHUNKS) overrides it
- * for measurements; the ranks agree on it with the rest. */
+/* Bytes one rank sends one other rank, on average. */
+static double pair_bytes(size_t rows, size_t cols, size_t es, int nranks)
+{
+    return (double)rows * (double)cols * (double)es / ((double)nranks * nranks);
+}
+
+/* Pipeline steps: chunks of at least 64 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist chunks"); each
+ * step costs a group of NCCL calls or copies. XPOSE_DIST_CHUNKS (1 to XP_DIST_MAX_CHUNKS) overrides it for
+ * measurements; the ranks agree on it with the rest. */
 static int pick_chunks(size_t rows, size_t cols, size_t es, int nranks)
 {
     const char *env = getenv("XPOSE_DIST_CHUNKS");
     long k = env ? strtol(env, NULL, 10) : 0;
     if (k <= 0) {
-        double pair = (double)rows * (double)cols * (double)es / ((double)nranks * nranks);
-        k = (long)(pair / (32.0 * 1024 * 1024));
+        k = (long)(pair_bytes(rows, cols, es, nranks) / (64.0 * 1024 * 1024));
         k = k > 8 ? 8 : k;
     }
     return (int)(k < 1 ? 1 : k > XP_DIST_MAX_CHUNKS ? XP_DIST_MAX_CHUNKS : k);
@@ -225,6 +230,10 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     int e = xp_dist_allreduce_max(p, w, 3);
     if (!e)
         e = w[0] != ~w[1] ? XPOSE_ERR_MISMATCH : -(int)w[2];
+    /* AUTO: NCCL for up to 64 MiB a pair, where the peer method's exchange and barriers cost more than its copy
+     * engines save (docs/tuning.md, "dist method"). */
+    if (method == XPOSE_DIST_AUTO && pair_bytes(rows, cols, es, P) <= 64.0 * 1024 * 1024)
+        method = XPOSE_DIST_NCCL;
     if (!e && method != XPOSE_DIST_NCCL) {
         int ok = xp_dist_peer_possible(p); /* collective; the same answer everywhere */
         e = ok < 0 ? ok : !ok && method == XPOSE_DIST_PEER ? XPOSE_ERR_UNSUPPORTED : 0;
