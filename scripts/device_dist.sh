@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # device_dist.sh: the distributed transpose on a multi-GPU device machine, from the repository root: Release build
-# for sm_90, the multigpu tests (mpirun, 2 processes), then `mpirun -np P xpose bench --op dist` for P = 2 and every
-# GPU count up to NP (default: all GPUs) at the sizes and types below. Logs and CSVs go to $OUT (default ./device-out).
+# for sm_90, the multigpu tests (mpirun, 2 processes), then `mpirun -np P xpose bench --op dist` for each P in NPS
+# (default "2 4 8", as many as there are GPUs) at the sizes and types below. Logs and CSVs go to $OUT (default
+# ./device-out).
 # Usage: bash scripts/device_dist.sh [--test|--bench]   SIZES (default "16384 32768"), TYPES ("float u8 c128"),
-# REPS (20), LIMIT (540 s for the whole script).
+# NPS, REPS (20), CHUNKS (a sweep of the pipeline's steps), LIMIT (540 s for the whole script).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
