@@ -230,9 +230,10 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     int e = xp_dist_allreduce_max(p, w, 3);
     if (!e)
         e = w[0] != ~w[1] ? XPOSE_ERR_MISMATCH : -(int)w[2];
-    /* AUTO: NCCL for up to 64 MiB a pair, where the peer method's exchange and barriers cost more than its copy
-     * engines save (docs/tuning.md, "dist method"). */
-    if (method == XPOSE_DIST_AUTO && pair_bytes(rows, cols, es, P) <= 64.0 * 1024 * 1024)
+    /* AUTO: PEER on 2 GPUs above 64 MiB a pair, else NCCL: below that the peer method's exchange and barriers
+     * cost more than its copy engines save, and on 4 H200s its concurrent copies to 3 peers ran at 0.41-0.60 of
+     * NCCL's all-to-all against 0.64-0.71 for the NCCL method (docs/tuning.md, "dist method"). */
+    if (method == XPOSE_DIST_AUTO && (P != 2 || pair_bytes(rows, cols, es, P) <= 64.0 * 1024 * 1024))
         method = XPOSE_DIST_NCCL;
     if (!e && method != XPOSE_DIST_NCCL) {
         int ok = xp_dist_peer_possible(p); /* collective; the same answer everywhere */
