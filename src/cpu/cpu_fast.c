@@ -145,18 +145,28 @@ static long long run_length(const plan *p, long long tiles, size_t bytes)
     return run < per_thread ? run : per_thread > 1 ? per_thread : 1;
 }
 
+/* A thread's last member on the grid: tiles come to a thread in runs, so the next member is mostly this one or the
+ * one after, an odometer's step instead of a division per dimension (members of a permutation can be 1 KiB). */
+typedef struct cursor {
+    size_t b; /* SIZE_MAX: none yet */
+    xp_fast_grid_pos pos;
+} cursor;
+
 /* Where member b starts in the source and the destination: b * ss and b * sd, or its place on the grid. */
-static void member(const plan *p, size_t b, const unsigned char **s, unsigned char **d)
+static void member(const plan *p, size_t b, cursor *cur, const unsigned char **s, unsigned char **d)
 {
     if (!p->grid) {
         *s = p->src + b * p->ss;
         *d = p->dst + b * p->sd;
         return;
     }
-    xp_fast_grid_pos pos;
-    xp_fast_grid_seek(p->grid, b, &pos);
-    *s = p->src + pos.os;
-    *d = p->dst + pos.od;
+    if (cur->b != SIZE_MAX && b == cur->b + 1)
+        xp_fast_grid_next(p->grid, &cur->pos);
+    else if (b != cur->b)
+        xp_fast_grid_seek(p->grid, b, &cur->pos);
+    cur->b = b;
+    *s = p->src + cur->pos.os;
+    *d = p->dst + cur->pos.od;
 }
 
 /* Read prefetches of the lines of n bytes from s (at most XPF_GROUP_BYTES: the runs of a grouped copy). */
@@ -209,7 +219,7 @@ static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, 
         memcpy(gbuf, s + pos.os, nj * p->es);
 }
 
-static void run_tile(const plan *p, size_t t, unsigned char *buf, unsigned char *gbuf)
+static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, unsigned char *gbuf)
 {
     if (p->group > 1) {
         run_group(p, t);
@@ -220,7 +230,7 @@ static void run_tile(const plan *p, size_t t, unsigned char *buf, unsigned char 
     size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
     const unsigned char *s;
     unsigned char *d;
-    member(p, b, &s, &d);
+    member(p, b, cur, &s, &d);
     if (p->gather_rows) {
         const size_t m = gather_margin(p->es), g0 = i0 > m ? i0 - m : 0,
                      g1 = i0 + ni + m < p->rows ? i0 + ni + m : p->rows;
@@ -377,8 +387,9 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
         unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL;
         if (gather_bytes && !gbuf)
             return XPOSE_ERR_NO_MEMORY;
+        cursor cur = {SIZE_MAX, {{0}, 0, 0}};
         for (long long t = 0; t < tiles; t++)
-            run_tile(p, (size_t)t, buf, gbuf);
+            run_tile(p, (size_t)t, &cur, buf, gbuf);
         publish(nt);
         free(gbuf);
         return XPOSE_OK;
@@ -390,10 +401,11 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
         unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL;
         failed = gather_bytes && !gbuf;
+        cursor cur = {SIZE_MAX, {{0}, 0, 0}};
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
             if (!failed)
-                run_tile(p, (size_t)t, buf, gbuf);
+                run_tile(p, (size_t)t, &cur, buf, gbuf);
         publish(nt);
         free(gbuf);
     }
