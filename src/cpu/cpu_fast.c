@@ -81,6 +81,7 @@ typedef struct plan {
     xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
     xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
     size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
+    int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
 } plan;
 
 /* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.
@@ -216,10 +217,20 @@ static size_t gather_margin(const plan *p)
 static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, size_t j0, size_t nj,
                    unsigned char *gbuf)
 {
+    const xp_fast_grid *g = p->grid->rows;
     xp_fast_grid_pos pos;
-    xp_fast_grid_seek(p->grid->rows, r0, &pos);
+    xp_fast_grid_seek(g, r0, &pos);
     s += j0 * p->es;
-    for (size_t r = r0; r < r1; r++, gbuf += p->lds, xp_fast_grid_next(p->grid->rows, &pos))
+    if (p->gather_runs) { /* whole rows back to back in the source and in gbuf: one copy per run of them */
+        for (size_t r = r0, n; r < r1; r += n, gbuf += n * p->lds) {
+            xp_fast_grid_seek(g, r, &pos);
+            n = g->ext[g->rank - 1] - pos.idx[g->rank - 1];
+            n = n < r1 - r ? n : r1 - r;
+            memcpy(gbuf, s + pos.os, n * p->lds);
+        }
+        return;
+    }
+    for (size_t r = r0; r < r1; r++, gbuf += p->lds, xp_fast_grid_next(g, &pos))
         memcpy(gbuf, s + pos.os, nj * p->es);
 }
 
@@ -363,9 +374,16 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     /* Gathered rows: narrower tiles, so that the rows a tile copies (its own and the margins) stay in L1 and L2; the
      * tile reads them from its buffer at a pitch that never lands a block's rows in one cache set. */
     if (p->grid && p->grid->rows) {
+        const xp_fast_grid *g = p->grid->rows;
         p->tj = XPF_GATHER_COLS_BYTES / s->es;
         const size_t w = (s->cols < p->tj ? s->cols : p->tj) * s->es;
         p->lds = (w + XPF_LINE - 1) / XPF_LINE * XPF_LINE + XPF_LINE;
+        /* Rows shorter than a tile that follow each other in the source (the row grid's last dimension steps by one
+         * row: (2,0,4,1,3)'s rows of 28 floats): a tile takes them whole, in runs of one copy each at their own pitch
+         * (at most 256 bytes: a block's rows never share a cache set), not a call per row of 112 bytes. */
+        p->gather_runs = s->cols <= p->tj && g->ss[g->rank - 1] == (int64_t)(s->cols * s->es);
+        if (p->gather_runs)
+            p->lds = s->cols * s->es;
         p->gather_rows = p->ti + 2 * gather_margin(p);
     }
     p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
