@@ -207,10 +207,7 @@ static void run_group(const plan *p, size_t t)
 /* Rows a gathered tile copies beyond its own, above and below: what the staged and joined-lines paths read of the
  * rows around a tile (a destination line's worth, a SIMD block). The region path reads its own rows only, so its
  * tiles gather none: a third fewer rows copied for 64-row tiles of floats. */
-static size_t gather_margin(const plan *p)
-{
-    return p->staged || p->lines || p->lag ? XPF_LINE / p->es : 0;
-}
+static size_t gather_margin(const plan *p) { return p->staged || p->lines || p->lag ? XPF_LINE / p->es : 0; }
 
 /* The source of a gathered tile: rows [r0, r1) of the member at s, columns [j0, j0 + nj), each from its place on the
  * row grid, copied into gbuf at pitch p->lds (so the kernels then read a plain tile of uniform pitch, in L1/L2). */
@@ -247,8 +244,7 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
     unsigned char *d;
     member(p, b, cur, &s, &d);
     if (p->gather_rows) {
-        const size_t m = gather_margin(p), g0 = i0 > m ? i0 - m : 0,
-                     g1 = i0 + ni + m < p->rows ? i0 + ni + m : p->rows;
+        const size_t m = gather_margin(p), g0 = i0 > m ? i0 - m : 0, g1 = i0 + ni + m < p->rows ? i0 + ni + m : p->rows;
         gather(p, s, g0, g1, j0, nj, gbuf);
         s = gbuf + (i0 - g0) * p->lds;
     } else
@@ -462,6 +458,7 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
                        : p.staged ? "staged"
                                   : "region";
     const char *gathered = p.gather_rows && g->cols ? " of gathered rows and scattered columns"
+                           : p.gather_runs          ? " of gathered row runs"
                            : p.gather_rows          ? " of gathered rows"
                            : g && g->cols           ? " of scattered columns"
                                                     : "";

@@ -278,8 +278,8 @@ int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
         if (r.b0 < r.b)
             return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d-%d x %s (%s)", r.c.s.rows, r.c.s.cols,
                             r.c.s.batch, r.b0, r.b, cols, fast);
-        return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d x %s (%s)", r.c.s.rows, r.c.s.cols,
-                        r.c.s.batch, r.b, cols, fast);
+        return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d x %s%s (%s)", r.c.s.rows, r.c.s.cols,
+                        r.c.s.batch, r.b, cols, r.by_source ? ", members in source order" : "", fast);
     }
     default:
         return snprintf(buf, size, "elements/strided loop/%dx%d blocks over dims %d x %d", XP_ELEMS_TILE,
