@@ -286,3 +286,11 @@ int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
                         r.a >= 0 ? XP_ELEMS_TILE : 1, r.a, r.b);
     }
 }
+
+int xp_cpu_shape_describe(const xp_shape *s, char *buf, size_t size)
+{
+    xp_call c;
+    memset(&c, 0, sizeof c);
+    c.s = *s;
+    return xp_cpu_fast_describe(&c, NULL, buf, size);
+}
