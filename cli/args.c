@@ -433,7 +433,7 @@ static int check_combinations(bench_opts *o, const given *g)
         if (g->op) /* the suite of permutations under another --op: which one was meant? */
             err = "--preset permute runs --op permute; drop the other --op";
         o->op = OP_PERMUTE;
-    } else if (o->preset && o->op == OP_PERMUTE)
+    } else if (o->preset && strcmp(o->preset, "permute") && o->op == OP_PERMUTE)
         err = "--op permute takes --preset permute only";
     if (err) {
         fprintf(stderr, "xpose: %s\n", err);

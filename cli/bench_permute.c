@@ -148,6 +148,8 @@ typedef struct pdata {
     size_t bytes;
     unsigned char *src, *ref, *out;
     xpose_layout copy; /* the same bytes as one dense row: what the copy rows move */
+    xpose_layout flat; /* CPU: a 2-D transpose of the same bytes, cpu-fast's yardstick (flat_shape); rows 0: none */
+    unsigned char *flat_ref;
     xpose_permute_plan plan;
     int plan_status;
     double plan_us;
@@ -171,6 +173,51 @@ static double time_planning(const pcase *c)
     return median;
 }
 
+static void pdata_end(pdata *d)
+{
+    xpose_permute_plan_destroy(d->plan);
+    free(d->src), free(d->ref), free(d->out), free(d->flat_ref);
+}
+
+/* The issue's CPU target is a share of cpu-fast's speed on a 2-D transpose of the same bytes: rows x cols with rows
+ * the largest divisor of the element count up to its square root (4096 x 4096 for 2^24 floats), so that the matrix
+ * is as square as the count allows; among those, one whose rows and columns are both whole cache lines where the
+ * count has one, since cpu-fast is at its fastest there (a strict yardstick). None (rows 0) where that leaves fewer
+ * than 64 rows: no real transpose. */
+static xpose_layout flat_shape(const pcase *c)
+{
+    const size_t n = case_count(c), line = 64 / c->es;
+    size_t rows = 1, lined = 0;
+    for (size_t r = 1; r * r <= n; r++)
+        if (n % r == 0) {
+            rows = r;
+            if (r % line == 0 && n / r % line == 0)
+                lined = r;
+        }
+    if (lined >= 64)
+        rows = lined;
+    xpose_layout lay = {rows, n / rows, c->es, 0, 0, 1, 0, 0};
+    if (rows < 64)
+        lay.rows = 0;
+    return lay;
+}
+
+/* The 2-D yardstick's buffers: its expected output, filled by the plain reference. */
+static int flat_begin(pdata *d)
+{
+    const pcase *c = d->c;
+    d->flat = flat_shape(c);
+    if (!d->flat.rows)
+        return 0;
+    if (!(d->flat_ref = host_big_alloc(d->bytes)))
+        return -1;
+    const size_t ext[2] = {d->flat.rows, d->flat.cols};
+    const int perm[2] = {1, 0};
+    xv_perm_desc desc = {c->es, 2, ext, perm, NULL, NULL};
+    xv_permute_reference(&desc, d->src, d->flat_ref);
+    return 0;
+}
+
 static int pdata_begin(const bench_opts *o, const pcase *c, pdata *d)
 {
     memset(d, 0, sizeof *d);
@@ -188,18 +235,17 @@ static int pdata_begin(const bench_opts *o, const pcase *c, pdata *d)
     xv_poison(d->ref, d->bytes);
     xv_perm_desc desc = {c->es, c->rank, c->ext, c->perm, NULL, NULL};
     xv_permute_reference(&desc, d->src, d->ref);
+    if (c->backend == XPOSE_BACKEND_CPU && flat_begin(d)) {
+        pdata_end(d);
+        fprintf(stderr, "xpose: cannot allocate %.1f GiB for %s\n", 4.0 * (double)d->bytes / 1073741824.0, d->shape);
+        return CLI_EXIT_USAGE;
+    }
     d->plan_status = xpose_permute_plan_create(&d->plan, c->backend, c->es, c->rank, c->ext, c->perm, NULL, NULL);
     if (d->plan_status == XPOSE_OK) {
         xpose_permute_plan_describe(d->plan, c->backend, d->plan_text, sizeof d->plan_text);
         d->plan_us = time_planning(c);
     }
     return 0;
-}
-
-static void pdata_end(pdata *d)
-{
-    xpose_permute_plan_destroy(d->plan);
-    free(d->src), free(d->ref), free(d->out);
 }
 
 /* A row of the case: its shape (rows: all but the last extent; cols: the last) and bytes moved. */
@@ -242,8 +288,23 @@ static int run_plan(void *ctx)
     return xpose_permute_execute(r->plan, r->src, r->out);
 }
 
-/* The CPU rows of one case, one pass per --threads value: the two copies (references: held until both ran), then
- * the permutation. */
+/* The 2-D yardstick's row: cpu-fast on d->flat, verified and timed as a transpose row; its plan column says what it
+ * is (results.py reads the ratio from it). */
+static int flat_row(const bench_opts *o, pdata *d, int reps, bench_result *res)
+{
+    bench_row row;
+    row_case(&row, d, "cpu-fast", XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, o);
+    row.rows = d->flat.rows;
+    row.cols = d->flat.cols;
+    snprintf(row.plan, sizeof row.plan, "yardstick: a 2-D %zux%zu transpose of the same bytes", d->flat.rows,
+             d->flat.cols);
+    progress("cpu-fast");
+    time_cpu_variant("cpu-fast", &d->flat, d->src, d->flat_ref, d->bytes, d->out, d->bytes, reps, !o->warm, &row);
+    return result_push(res, &row);
+}
+
+/* The CPU rows of one case, one pass per --threads value: the two copies (references: held until both ran), cpu-fast
+ * on a 2-D transpose of the same bytes (flat_shape), then the permutation. */
 static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, bench_result *res)
 {
     const int reps = o->reps ? o->reps : 5;
@@ -261,6 +322,8 @@ static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, ben
             st = result_push(res, &row);
         }
         result_release(res);
+        if (!st && d->flat.rows)
+            st = flat_row(o, d, reps, res);
         permute_row(&row, d, o);
         if (!st && row.status == XPOSE_OK) {
             progress(row.variant);

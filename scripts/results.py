@@ -405,6 +405,44 @@ def cpu_tables(run):
             "\n\nGB/s of `cpu-fast` / `cpu-memcpy` (bytes read + written):\n\n" + table(head, speed))
 
 
+def cpu_permute(run):
+    """The CPU permutation suite: each case's time, as % of cpu-fast on a 2-D transpose of the same bytes in the same
+    pass (the bench's yardstick row) and over NumPy (the peer script's run), per thread count, with its plan."""
+    entry, rows = entry_of(run, "permute.csv"), load_csv(run, "permute.csv")
+    numpy = {}
+    if has(run, "permute-numpy.csv"):
+        numpy = {r["shape"]: float(r["numpy_ms"]) for r in load_csv(run, "permute-numpy.csv")}
+    threads = sorted({int(r["threads"]) for r in rows})
+    by = index(rows, "shape", "variant", "threads")
+    head, body = ["shape (perm)", "element"], []
+    for t in threads:
+        w = f"{t} thread{'s' if t > 1 else ''}"
+        head += [f"ms, {w}", f"% of 2-D, {w}"] + ([f"x NumPy, {w}"] if numpy else [])
+    head += (["NumPy ms"] if numpy else []) + ["plan"]
+    for shape in dict.fromkeys(r["shape"] for r in rows):
+        cells = [shape, ELEM[int(by[(shape, "cpu-permute", str(threads[0]))]["elem_size"])]]
+        for t in threads:
+            p, f = by[(shape, "cpu-permute", str(t))], by.get((shape, "cpu-fast", str(t)))
+            cells += [f"{float(p['ms']):.2f}", pct(f and 100 * float(f["ms"]) / float(p["ms"]))]
+            if numpy:
+                cells.append(f"{numpy[shape] / float(p['ms']):.1f}x" if shape in numpy else "n/a")
+        if numpy:
+            cells.append(f"{numpy[shape]:.1f}" if shape in numpy else "n/a")
+        plan = by[(shape, "cpu-permute", str(threads[0]))]["plan"]
+        cells.append(f"`{plan.split(' -> ', 1)[-1]}`")
+        body.append(cells)
+    out = (context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + f". {entry['timing']}. "
+           "`% of 2-D`: `cpu-fast` on a 2-D transpose of the same bytes (the bench's yardstick row, in the same "
+           "pass) ms / the permutation's ms")
+    if numpy:
+        np_entry = entry_of(run, "permute-numpy.csv")
+        out += (f"; `x NumPy`: {np_entry['what']} ms / the permutation's ms, from "
+                + " and ".join(f"`{c}`" for c in np_entry["commands"])
+                + f" (`bench-data/{run['dir']}/permute-numpy.csv`, {np_entry['software']})")
+    return out + ". The plan is the text after `->` of `xpose_permute_plan_describe`.\n\n" + table(
+        head, body, ["---", "---"] + ["--:"] * (len(head) - 3) + ["---"])
+
+
 def span(values, fmt="{:.2f}"):
     """min..max of some figures, or the one figure where they agree at that precision."""
     lo, hi = fmt.format(min(values)), fmt.format(max(values))
@@ -491,6 +529,8 @@ def results_md():
                 out += ["### The memory model against Nsight Compute", "", explain_ncu(run), ""]
         else:
             out += ["### The CPU peer table", "", cpu_tables(run), ""]
+            if has(run, "permute.csv"):
+                out += ["### N-d permutations", "", cpu_permute(run), ""]
     return wrap("\n".join(out).rstrip("\n")) + "\n"
 
 

@@ -579,8 +579,9 @@ done
 check "permute CSV" "$("$X" bench --op permute --shape 30,20,10 --perm 2,0,1 --backend cpu --reps 1 --format csv)" '
 import csv, sys
 rows = list(csv.DictReader(sys.stdin))
-assert [r["variant"] for r in rows] == ["cpu-memcpy", "cpu-stream", "cpu-permute"], rows
-p = rows[2]
+assert [r["variant"] for r in rows] == ["cpu-memcpy", "cpu-stream", "cpu-fast", "cpu-permute"], rows
+f, p = rows[2], rows[3]
+assert f["plan"] == "yardstick: a 2-D 75x80 transpose of the same bytes" and f["verified"] == "true", f
 assert p["shape"] == "30x20x10 (2,0,1)" and p["plan"].startswith("rank 2 canonical (10,600)"), p
 assert float(p["plan_us"]) > 0 and p["verified"] == "true" and float(p["pct_memcpy"]) > 0, p
 '

@@ -258,6 +258,72 @@ static void test_random(void)
         CHECK(route_seen[k] >= 10, "only %d random cases took the route %s", route_seen[k], routes[k]);
 }
 
+/* Whether the CPU plan of case c says `what` (a route or kernel marker of xpose_permute_plan_describe). */
+static int plan_says(const tcase *c, const char *what)
+{
+    xv_perm_desc d = desc_of(c);
+    xpose_permute_plan plan = NULL;
+    char how[512] = "";
+    if (xpose_permute_plan_create(&plan, XPOSE_BACKEND_CPU, c->es, c->rank, c->ext, c->perm, d.src_strides,
+                                  d.dst_strides) == XPOSE_OK)
+        xpose_permute_plan_describe(plan, XPOSE_BACKEND_CPU, how, sizeof how);
+    xpose_permute_plan_destroy(plan);
+    return strstr(how, what) != NULL;
+}
+
+/* The tiles' two layouts that skip the gathering and staging passes, at every element size, with odd and prime
+ * extents, past the size from which threads and streaming stores start, dense and with padded strides (whole-line
+ * padding, which keeps the source-order walk; odd padding, which sends the case elsewhere), under every instruction
+ * set: members walked in source order where destination rows are whole lines (a reversal whose fastest destination
+ * extent is 128 bytes), and gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements). */
+static void test_tile_layouts(void)
+{
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    int source_order = 0, row_runs = 0;
+    for (int i = 0; i < 3; i++) {
+        setenv("XPOSE_CPU_ISA", isas[i], 1);
+        for (int e = 0; e < 5; e++) {
+            const size_t es = elem_sizes[e];
+            const struct {
+                int rank;
+                size_t ext[5];
+                int perm[5];
+            } shapes[] = {
+                {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},
+                {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},
+                {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},
+                {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},
+            };
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+                for (int pad = 0; pad < 3; pad++) {
+                    tcase c;
+                    memset(&c, 0, sizeof c);
+                    c.es = es;
+                    c.rank = shapes[k].rank;
+                    memcpy(c.ext, shapes[k].ext, sizeof shapes[k].ext);
+                    memcpy(c.perm, shapes[k].perm, sizeof shapes[k].perm);
+                    c.dense_src = 1;
+                    c.dense_dst = pad == 0;
+                    if (pad) { /* each destination dimension padded by a line's worth of elements, or by one */
+                        int64_t st = 1;
+                        for (int m = c.rank - 1; m >= 0; m--) {
+                            c.ds[m] = st;
+                            st = st * (int64_t)c.ext[c.perm[m]] + (pad == 1 ? (int64_t)(64 / es) : 1);
+                        }
+                    }
+                    source_order += plan_says(&c, "members in source order");
+                    row_runs += plan_says(&c, "gathered row runs");
+                    xpose_set_threads(1 + (int)(k + (size_t)pad) % 2);
+                    run_case(&c, XPOSE_BACKEND_CPU);
+                }
+        }
+    }
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+    CHECK(source_order >= 15, "only %d cases walked members in source order", source_order);
+    CHECK(row_runs >= 15, "only %d cases gathered rows in runs", row_runs);
+}
+
 /* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */
 static void test_suite_shapes(void)
 {
@@ -562,6 +628,7 @@ int main(void)
     test_transpose_equivalence();
     test_rank32();
     test_suite_shapes();
+    test_tile_layouts();
     test_threads_share_a_plan();
     test_random();
     return t_finish("test_permute");

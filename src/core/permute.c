@@ -192,6 +192,11 @@ int xpose_permute_plan_describe(const xpose_permute_plan plan, xpose_backend bac
             put(&t, "transpose/%s/%zux%zu", v->name, s->rows, s->cols);
         if (s->batch > 1)
             put(&t, " x%zu", s->batch);
+        if (backend == XPOSE_BACKEND_CPU) { /* cpu-fast's own plan: kernel and tile, as the general routes say it */
+            char fast[96];
+            xp_cpu_shape_describe(s, fast, sizeof fast);
+            put(&t, " (%s)", fast);
+        }
     } else {
         size_t room = t.len < size ? size - t.len : 0;
         int n = backend == XPOSE_BACKEND_CUDA ? xp_cuda_permute_describe(p, room ? buf + t.len : NULL, room)

@@ -40,6 +40,8 @@ int xp_perm_as_shape(const xp_perm *p, xp_shape *out);
  * on `stream`. Each *_describe writes the kernel and tile it would take, as snprintf does, and returns its length. */
 int xp_cpu_permute(const xp_perm *p, const void *src, void *dst);
 int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size);
+/* What cpu-fast runs for a copy or transpose shape (instruction set, tile kind and size, stores), as snprintf. */
+int xp_cpu_shape_describe(const xp_shape *s, char *buf, size_t size);
 int xp_cuda_permute(const xp_perm *p, const void *src, void *dst, void *stream);
 int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size);
 
