@@ -8,61 +8,87 @@
  * strided copy. The block r keeps (s = r) is transposed straight into dst. The packs run first, on the caller's
  * stream (at HBM speed they stay ahead of the links); each chunk's messages wait for its packs on the side
  * stream; each chunk's placing waits for its messages on the caller's stream. */
-int xp_dist_execute_nccl(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
-                         cudaStream_t stream)
+static int pack(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, int c, cudaStream_t stream)
+{
+    const int P = p->nranks, r = p->rank;
+    const size_t m = p->src_off[r + 1] - p->src_off[r];
+    for (int k = 1; k < P; k++) {
+        int s = (r + k) % P;
+        size_t lo, hi;
+        xp_dist_chunk(p, s, c, &lo, &hi);
+        int st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s] + lo, hi - lo,
+                                         p->sendbuf + p->send_at[s] + lo * m * p->es, m, stream);
+        if (st)
+            return st;
+    }
+    XP_CUDA_TRY(cudaEventRecord(p->packed[c], stream));
+    return XPOSE_OK;
+}
+
+static int exchange(struct xpose_dist_plan_s *p, int c)
 {
     const int P = p->nranks, r = p->rank;
     const size_t es = p->es, m = p->src_off[r + 1] - p->src_off[r];
-    unsigned char *out = dst;
-    int st;
-    XP_CUDA_TRY(cudaEventRecord(p->start, stream));
-    XP_CUDA_TRY(cudaStreamWaitEvent(p->side, p->start, 0));
-    for (int c = 0; c < p->chunks; c++) {
-        for (int k = 1; k < P; k++) {
-            int s = (r + k) % P;
-            size_t lo, hi;
-            xp_dist_chunk(p, s, c, &lo, &hi);
-            st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s] + lo, hi - lo,
-                                         p->sendbuf + p->send_at[s] + lo * m * es, m, stream);
-            if (st)
-                return st;
-        }
-        XP_CUDA_TRY(cudaEventRecord(p->packed[c], stream));
+    XP_CUDA_TRY(cudaStreamWaitEvent(p->side, p->packed[c], 0));
+    XP_NCCL_TRY(ncclGroupStart());
+    for (int k = 1; k < P; k++) {
+        int to = (r + k) % P, from = (r - k + P) % P;
+        size_t lo, hi, rlo, rhi, mf = p->src_off[from + 1] - p->src_off[from];
+        xp_dist_chunk(p, to, c, &lo, &hi);
+        xp_dist_chunk(p, r, c, &rlo, &rhi);
+        if (hi > lo && m)
+            XP_NCCL_TRY(ncclSend(p->sendbuf + p->send_at[to] + lo * m * es, (hi - lo) * m * es, ncclInt8, to, p->comm,
+                                 p->side));
+        if (rhi > rlo && mf)
+            XP_NCCL_TRY(ncclRecv(p->recvbuf + p->recv_at[from] + rlo * mf * es, (rhi - rlo) * mf * es, ncclInt8, from,
+                                 p->comm, p->side));
     }
-    st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
-                                 out + p->src_off[r] * es, dst_ld, stream);
-    if (st)
-        return st;
-    for (int c = 0; c < p->chunks; c++) {
-        XP_CUDA_TRY(cudaStreamWaitEvent(p->side, p->packed[c], 0));
-        XP_NCCL_TRY(ncclGroupStart());
-        for (int k = 1; k < P; k++) {
-            int to = (r + k) % P, from = (r - k + P) % P;
-            size_t lo, hi, rlo, rhi, mf = p->src_off[from + 1] - p->src_off[from];
-            xp_dist_chunk(p, to, c, &lo, &hi);
-            xp_dist_chunk(p, r, c, &rlo, &rhi);
-            if (hi > lo && m)
-                XP_NCCL_TRY(ncclSend(p->sendbuf + p->send_at[to] + lo * m * es, (hi - lo) * m * es, ncclInt8, to,
-                                     p->comm, p->side));
-            if (rhi > rlo && mf)
-                XP_NCCL_TRY(ncclRecv(p->recvbuf + p->recv_at[from] + rlo * mf * es, (rhi - rlo) * mf * es, ncclInt8,
-                                     from, p->comm, p->side));
-        }
-        XP_NCCL_TRY(ncclGroupEnd());
-        XP_CUDA_TRY(cudaEventRecord(p->arrived[c], p->side));
-    }
-    for (int c = 0; c < p->chunks; c++) {
-        size_t lo, hi;
-        xp_dist_chunk(p, r, c, &lo, &hi);
-        XP_CUDA_TRY(cudaStreamWaitEvent(stream, p->arrived[c], 0));
-        for (int k = 1; k < P && hi > lo; k++) {
-            int from = (r - k + P) % P;
-            size_t mf = p->src_off[from + 1] - p->src_off[from];
-            if (mf)
-                XP_CUDA_TRY(cudaMemcpy2DAsync(out + (lo * dst_ld + p->src_off[from]) * es, dst_ld * es,
-                                              p->recvbuf + p->recv_at[from] + lo * mf * es, mf * es, mf * es, hi - lo,
-                                              cudaMemcpyDeviceToDevice, stream));
-        }
+    XP_NCCL_TRY(ncclGroupEnd());
+    XP_CUDA_TRY(cudaEventRecord(p->arrived[c], p->side));
+    return XPOSE_OK;
+}
+
+static int place(struct xpose_dist_plan_s *p, int c, unsigned char *out, size_t dst_ld, cudaStream_t stream)
+{
+    const int P = p->nranks, r = p->rank;
+    const size_t es = p->es;
+    size_t lo, hi;
+    xp_dist_chunk(p, r, c, &lo, &hi);
+    XP_CUDA_TRY(cudaStreamWaitEvent(stream, p->arrived[c], 0));
+    for (int k = 1; k < P && hi > lo; k++) {
+        int from = (r - k + P) % P;
+        size_t mf = p->src_off[from + 1] - p->src_off[from];
+        if (mf)
+            XP_CUDA_TRY(cudaMemcpy2DAsync(out + (lo * dst_ld + p->src_off[from]) * es, dst_ld * es,
+                                          p->recvbuf + p->recv_at[from] + lo * mf * es, mf * es, mf * es, hi - lo,
+                                          cudaMemcpyDeviceToDevice, stream));
     }
     return XPOSE_OK;
+}
+
+/* The caller's stream runs the packs `ahead` chunks in front of the arrivals (0: all of them first), then places
+ * each chunk as it arrives; the side stream (highest priority) moves chunk c once it is packed. */
+int xp_dist_execute_nccl(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
+                         cudaStream_t stream)
+{
+    const int r = p->rank, K = p->chunks, ahead = p->ahead > 0 && p->ahead < K ? p->ahead : K;
+    unsigned char *out = dst;
+    int st = XPOSE_OK;
+    XP_CUDA_TRY(cudaEventRecord(p->start, stream));
+    XP_CUDA_TRY(cudaStreamWaitEvent(p->side, p->start, 0));
+    for (int c = 0; !st && c < ahead; c++)
+        st = pack(p, src, src_ld, c, stream);
+    if (!st)
+        st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
+                                     out + p->src_off[r] * p->es, dst_ld, stream);
+    for (int c = 0; !st && c < K; c++) {
+        st = exchange(p, c);
+        if (!st && c + ahead < K) {
+            XP_CUDA_TRY(cudaStreamWaitEvent(stream, p->arrived[c], 0));
+            st = pack(p, src, src_ld, c + ahead, stream);
+        }
+        if (!st)
+            st = place(p, c, out, dst_ld, stream);
+    }
+    return st;
 }

@@ -208,9 +208,11 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     if (!st)
         st = ss ? ss : sd;
     p->chunks = pick_chunks(rows, cols, es, P);
+    const char *ahead = getenv("XPOSE_DIST_AHEAD"); /* a measurement knob, like XPOSE_DIST_CHUNKS */
+    p->ahead = ahead ? atoi(ahead) : 0;
     /* The arguments every rank must share, hashed; a rank whose own checks failed still joins the all-reduce. */
-    size_t shared[6] = {rows, cols, es, (size_t)method, (size_t)P, (size_t)p->chunks};
-    unsigned long long h = hash_words(1469598103934665603ull, shared, 6);
+    size_t shared[7] = {rows, cols, es, (size_t)method, (size_t)P, (size_t)p->chunks, (size_t)p->ahead};
+    unsigned long long h = hash_words(1469598103934665603ull, shared, 7);
     h = hash_words(h, p->src_off, (size_t)P + 1);
     h = hash_words(h, p->dst_off, (size_t)P + 1);
     /* The side stream at the highest priority: NCCL's kernels (and the peer copies' waits) take SMs as soon as

@@ -23,7 +23,8 @@ struct xpose_dist_plan_s {
     size_t rows, cols, es;
     size_t *src_off, *dst_off;        /* nranks + 1 prefix sums of the row splits of A and of A^T */
     xpose_dist_method method;         /* NCCL or PEER, never AUTO */
-    int chunks;                       /* NCCL: pipeline steps */
+    int chunks;                       /* pipeline steps */
+    int ahead;                        /* NCCL: chunks the packs may run ahead of the arrivals (0: all) */
     unsigned char *sendbuf, *recvbuf; /* the packed blocks for the other ranks; NCCL: what arrives from them */
     size_t *send_at, *recv_at;        /* each peer's region in sendbuf / recvbuf, bytes */
     cudaStream_t side;                /* NCCL: where the sends and receives queue; PEER: the handles' exchange */
