@@ -218,8 +218,10 @@ static int run_case(const bench_opts *o, dist_case *c, bench_result *res, int re
         return 1;
     }
     for (int k = 0; c->de->rank == 0 && k < NROWS; k++) {
+        char gpus[16];
+        snprintf(gpus, sizeof gpus, "%dgpu", c->de->size); /* the process count, so that a CSV row says it */
         xpose_variant_info v = {.name = row_names[k],
-                                .params = "",
+                                .params = gpus,
                                 .backend = XPOSE_BACKEND_CUDA,
                                 .family = k <= ROW_NCCL ? XPOSE_FAMILY_TRANSPOSE : XPOSE_FAMILY_COPY};
         bench_row row;

@@ -4,7 +4,7 @@
 # (default "2 4 8", as many as there are GPUs) at the sizes and types below. Logs and CSVs go to $OUT (default
 # ./device-out).
 # Usage: bash scripts/device_dist.sh [--test|--bench]   SIZES (default "16384 32768"), TYPES ("float u8 c128"),
-# NPS, REPS (20), CHUNKS (a sweep of the pipeline's steps), LIMIT (540 s for the whole script).
+# NPS, REPS (20), SWEEP (below), LIMIT (540 s for the whole script).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -37,16 +37,25 @@ for np in ${NPS:-2 4 8}; do
         left=$((LIMIT - SECONDS))
         [ "$left" -gt 20 ] || { echo "out of time before np $np $t"; continue; }
         timeout "$left" mpirun -np "$np" "${fwd[@]}" "$B/xpose" bench --op dist --size "$(echo ${SIZES:-16384 32768} | tr ' ' ,)" \
-            --type "$t" --reps "${REPS:-20}" --format csv > "$OUT/dist-np$np-$t.csv" 2> "$OUT/dist-np$np-$t.log"
+            --type "$t" --reps "${REPS:-20}" --format csv > "$OUT/one.csv" 2>> "$OUT/dist.log"
         echo "np $np $t: exit $? after ${SECONDS} s"
+        # One CSV for the whole run (the device tool brings back few files): the first header, then rows.
+        if [ -s "$OUT/dist.csv" ]; then tail -n +2 "$OUT/one.csv" >> "$OUT/dist.csv"; else cat "$OUT/one.csv" > "$OUT/dist.csv"; fi
     done
 done
-# CHUNKS="1 2 4 8": the pipeline's steps swept on 2 GPUs, float at the first size (XPOSE_DIST_CHUNKS).
-for k in ${CHUNKS:-}; do
-    left=$((LIMIT - SECONDS))
-    [ "$left" -gt 20 ] || break
-    XPOSE_DIST_CHUNKS=$k timeout "$left" mpirun -np 2 "${fwd[@]}" -x XPOSE_DIST_CHUNKS "$B/xpose" bench --op dist \
-        --size "$(echo ${SIZES:-16384} | cut -d' ' -f1)" --type float --reps 10 --format csv > "$OUT/chunks-$k.csv" 2>&1
-    echo "chunks $k: $(grep -E '^dist' "$OUT/chunks-$k.csv" | cut -d, -f1,9,11 | tr '\n' ' ')"
+# SWEEP="K:A ...": the pipeline's steps (XPOSE_DIST_CHUNKS=K) and how far the packs run ahead (XPOSE_DIST_AHEAD=A,
+# 0: all first), float at the first size, for each P in NPS; one line each into sweep.txt.
+for np in ${NPS:-2 4 8}; do
+    [ "$np" -le "$gpus" ] || continue
+    for ka in ${SWEEP:-}; do
+        left=$((LIMIT - SECONDS))
+        [ "$left" -gt 20 ] || break
+        XPOSE_DIST_CHUNKS=${ka%:*} XPOSE_DIST_AHEAD=${ka#*:} timeout "$left" mpirun -np "$np" "${fwd[@]}" \
+            -x XPOSE_DIST_CHUNKS -x XPOSE_DIST_AHEAD "$B/xpose" bench --op dist --size "${SIZES%% *}" --type float \
+            --reps 10 --format csv > "$OUT/one.csv" 2>&1
+        echo "np $np chunks:ahead $ka: $(grep -E '^(dist|nccl-sendrecv)' "$OUT/one.csv" | cut -d, -f1,10,12 | tr '\n' ' ')" |
+            tee -a "$OUT/sweep.txt"
+    done
 done
-cat "$OUT"/dist-np*.csv
+rm -f "$OUT/one.csv"
+cut -d, -f1,2,4,6,9,11,15 "$OUT/dist.csv"
