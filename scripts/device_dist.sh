@@ -53,7 +53,7 @@ for np in ${NPS:-2 4 8}; do
         XPOSE_DIST_CHUNKS=${ka%:*} XPOSE_DIST_AHEAD=${ka#*:} timeout "$left" mpirun -np "$np" "${fwd[@]}" \
             -x XPOSE_DIST_CHUNKS -x XPOSE_DIST_AHEAD "$B/xpose" bench --op dist --size "${SIZES%% *}" --type float \
             --reps 10 --format csv > "$OUT/one.csv" 2>&1
-        echo "np $np chunks:ahead $ka: $(grep -E '^(dist|nccl-sendrecv)' "$OUT/one.csv" | cut -d, -f1,10,12 | tr '\n' ' ')" |
+        echo "np $np chunks:ahead $ka: $(grep -E '^(dist|nccl-sendrecv)' "$OUT/one.csv" | cut -d, -f1,9,11 | tr '\n' ' ')" |
             tee -a "$OUT/sweep.txt"
     done
 done
