@@ -443,6 +443,24 @@ def cpu_permute(run):
         head, body, ["---", "---"] + ["--:"] * (len(head) - 3) + ["---"])
 
 
+def dist_table(run):
+    """The distributed transpose: each method's ms and its % of NCCL's faster all-to-all, per P, element and N."""
+    entry, rows = entry_of(run, "dist.csv"), load_csv(run, "dist.csv")
+    by = index(rows, "params", "elem_size", "rows", "variant")
+    body = []
+    for p, es, n in dict.fromkeys((r["params"], r["elem_size"], r["rows"]) for r in rows):
+        peer, nccl = by.get((p, es, n, "dist-peer")), by.get((p, es, n, "dist-nccl"))
+        a2a = min((by[k] for k in [(p, es, n, "nccl-alltoall"), (p, es, n, "nccl-sendrecv")] if k in by),
+                  key=lambda r: float(r["ms"]))
+        cells = [f"{float(r['ms']):.3f} ({pct(r['pct_memcpy'])})" if r and r["ms"] else "n/a" for r in (peer, nccl)]
+        fastest = f"{float(a2a['ms']):.3f} ({a2a['variant']})"
+        body.append([p.replace("gpu", ""), ELEM[int(es)], f"{n}^2", *cells, fastest])
+    return (context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + ". " +
+            entry["timing"][0].upper() + entry["timing"][1:] + ".\n\n" +
+            table(["GPUs", "element", "N", "dist-peer ms (% of all-to-all)", "dist-nccl ms (% of all-to-all)",
+                   "NCCL all-to-all ms"], body, ["--:", "---", "--:", "--:", "--:", "--:"]))
+
+
 def span(values, fmt="{:.2f}"):
     """min..max of some figures, or the one figure where they agree at that precision."""
     lo, hi = fmt.format(min(values)), fmt.format(max(values))
@@ -527,6 +545,8 @@ def results_md():
                 out += ["### The cost of a call", "", overhead(run), ""]
             if has(run, "explain-ncu.json"):
                 out += ["### The memory model against Nsight Compute", "", explain_ncu(run), ""]
+        elif run["kind"] == "multigpu":
+            out += ["### Transposes across GPUs", "", dist_table(run), ""]
         else:
             out += ["### The CPU peer table", "", cpu_tables(run), ""]
             if has(run, "permute.csv"):

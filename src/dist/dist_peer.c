@@ -152,7 +152,7 @@ static int stream_barrier(struct xpose_dist_plan_s *p, cudaStream_t stream)
  * each chunk into s's dst at columns R_r .. R_r + m_r over NVLink (a 2-D copy, one stream per peer), while the
  * block r keeps is transposed straight into its own dst. A closing barrier: every write into this rank's dst is
  * done when the stream passes it. Copy engines rather than kernels storing to peer memory: on 2 H200s the kernels
- * reached 0.66 of NCCL's all-to-all (docs/tuning.md, "dist peer copies"). */
+ * reached 0.66 of NCCL's all-to-all (docs/tuning.md, "dist: peer copies"). */
 int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
                          cudaStream_t stream)
 {

@@ -76,7 +76,7 @@ static double pair_bytes(size_t rows, size_t cols, size_t es, int nranks)
     return (double)rows * (double)cols * (double)es / ((double)nranks * nranks);
 }
 
-/* Pipeline steps: chunks of at least 64 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist chunks"); each
+/* Pipeline steps: chunks of at least 64 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist: chunks"); each
  * step costs a group of NCCL calls or copies. XPOSE_DIST_CHUNKS (1 to XP_DIST_MAX_CHUNKS) overrides it for
  * measurements; the ranks agree on it with the rest. */
 static int pick_chunks(size_t rows, size_t cols, size_t es, int nranks)
@@ -234,7 +234,7 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
         e = w[0] != ~w[1] ? XPOSE_ERR_MISMATCH : -(int)w[2];
     /* AUTO: PEER on 2 GPUs above 64 MiB a pair, else NCCL: below that the peer method's exchange and barriers
      * cost more than its copy engines save, and on 4 H200s its concurrent copies to 3 peers ran at 0.41-0.60 of
-     * NCCL's all-to-all against 0.64-0.71 for the NCCL method (docs/tuning.md, "dist method"). */
+     * NCCL's all-to-all against 0.64-0.71 for the NCCL method (docs/tuning.md, "dist: method"). */
     if (method == XPOSE_DIST_AUTO && (P != 2 || pair_bytes(rows, cols, es, P) <= 64.0 * 1024 * 1024))
         method = XPOSE_DIST_NCCL;
     if (!e && method != XPOSE_DIST_NCCL) {
