@@ -76,6 +76,15 @@ ldd "$prefix/consumer/example_static" | grep -q libxpose.so && fail "xpose::xpos
 run_example "find_package xpose::xpose" "$prefix/consumer/example_shared"
 run_example "find_package xpose::xpose_static" "$prefix/consumer/example_static"
 
+# libxpose_dist where it was built: find_package(xpose COMPONENTS dist) gives xpose::dist, which loads and runs.
+if [ -f "$inst/include/xpose_dist.h" ]; then
+    cmake -S "$(dirname "$consumer")/consumer_dist" -B "$prefix/consumer_dist" -DCMAKE_PREFIX_PATH="$inst" \
+          -DCMAKE_C_COMPILER="$cc" > "$prefix/consumer_dist.log" 2>&1 &&
+        cmake --build "$prefix/consumer_dist" >> "$prefix/consumer_dist.log" 2>&1 ||
+        { cat "$prefix/consumer_dist.log"; fail "find_package(xpose COMPONENTS dist) does not build"; }
+    [ "$("$prefix/consumer_dist/dist_probe")" = "dist ok" ] || fail "xpose::dist: the probe did not run right"
+    echo "find_package xpose COMPONENTS dist: ok"
+fi
 "$inst/bin/xpose" --version | grep -q "^xpose $version" || fail "the installed CLI: xpose --version does not say $version"
 "$inst/bin/xpose" list > /dev/null || fail "the installed CLI: xpose list exited $?"
 echo "installed $version into a fresh prefix; four ways of linking the example printed: $want"
