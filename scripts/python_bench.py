@@ -1,8 +1,9 @@
 """python_bench.py: the Python package's speed figures (issue 37): the host cost of one xpose.transpose call on a
-16x16 float32 array (with the C call alone beside it), NumPy 8192^2 float32 against np.ascontiguousarray(a.T), and,
-where PyTorch sees a GPU, PyTorch 16384^2 float32 and uint8 CUDA tensors against x.t().contiguous(). Every result
-is checked against the peer's before it is timed; the figures are medians of the runs, each side in the same process
-and the same sitting. A report, not a test: no figure is asserted.
+16x16 float32 array (with the C call alone beside it), NumPy 8192^2 float32 against np.ascontiguousarray(a.T) (xpose's
+result cache on, then off, each run interleaved with NumPy's), and, where PyTorch sees a GPU, PyTorch 16384^2 float32
+and uint8 CUDA tensors against x.t().contiguous(). Every result is checked against the peer's before it is timed; the
+figures are medians of the runs, each side in the same process and the same sitting. A report, not a test: no figure
+is asserted.
 
 Usage: python3 scripts/python_bench.py [--size 8192] [--gpu-size 16384] [--reps 10] [--no-gpu]
 """
@@ -46,6 +47,19 @@ def overhead(reps):
     print(f"  np.ascontiguousarray(a.T)    {peer:7.2f}")
 
 
+def alternating_ms(fns, reps):
+    """Medians in ms of each of fns, timed in turn within each round (A/B/C, A/B/C, ...) so that a neighbour's load
+    falls on all of them alike. Each call's result is kept until the next call of that function replaces it, as in
+    `b = f(a)` in a loop: the old result is freed after the new one is made."""
+    times, keep = [[] for _ in fns], [None] * len(fns)
+    for _ in range(reps):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            keep[i] = fn()
+            times[i].append((time.perf_counter() - t0) * 1e3)
+    return [statistics.median(t) for t in times]
+
+
 def numpy_big(n, reps):
     a = np.random.default_rng(2).standard_normal((n, n)).astype(np.float32)
     out = np.empty_like(a)
@@ -53,17 +67,28 @@ def numpy_big(n, reps):
     assert np.array_equal(xpose.transpose(a), want)
     xpose.transpose(a, out=out)
     assert np.array_equal(out, want)
-    ours = median_us(lambda: xpose.transpose(a), reps)
-    peer = median_us(lambda: np.ascontiguousarray(a.T), reps)
-    ours_out = median_us(lambda: xpose.transpose(a, out=out), reps)
-    peer_out = median_us(lambda: np.copyto(out, a.T), reps)
+    # Cache on and off in runs of their own (turning it off releases what it holds), each interleaved with the peer
+    limit = xpose.result_cache_info()["limit"]
+    ours, peer = alternating_ms([lambda: xpose.transpose(a), lambda: np.ascontiguousarray(a.T)], reps)
+    xpose.set_result_cache(0)
+    # np.empty_like(a).fill(0): fresh memory's first touch alone, which every uncached allocating call pays
+    ours_off, peer_off, fill = alternating_ms(
+        [lambda: xpose.transpose(a), lambda: np.ascontiguousarray(a.T), lambda: np.empty_like(a).fill(0)], reps)
+    xpose.set_result_cache(limit)
+    ours_out, peer_out = alternating_ms([lambda: xpose.transpose(a, out=out), lambda: np.copyto(out, a.T)], reps)
     gb = 2 * a.nbytes / 1e9
-    print(f"NumPy {n}x{n} float32 on the CPU ({xpose.get_threads()} threads), ms (median of {reps}):")
-    print(f"  xpose.transpose(a)           {ours / 1e3:8.2f}  {gb / (ours / 1e6):6.1f} GB/s   "
-          f"np.ascontiguousarray(a.T) {peer / 1e3:8.2f}  {gb / (peer / 1e6):6.1f} GB/s   speedup {peer / ours:5.1f}x")
-    print(f"  xpose.transpose(a, out=o)    {ours_out / 1e3:8.2f}  {gb / (ours_out / 1e6):6.1f} GB/s   "
-          f"np.copyto(o, a.T)         {peer_out / 1e3:8.2f}  {gb / (peer_out / 1e6):6.1f} GB/s   "
+    print(f"NumPy {n}x{n} float32 on the CPU ({xpose.get_threads()} threads), ms (median of {reps}, interleaved; "
+          f"result cache limit {limit >> 20} MiB):")
+    print(f"  xpose.transpose(a)           {ours:8.2f}  {gb / (ours / 1e3):6.1f} GB/s   "
+          f"np.ascontiguousarray(a.T) {peer:8.2f}  {gb / (peer / 1e3):6.1f} GB/s   speedup {peer / ours:5.1f}x")
+    print(f"  ... result cache off         {ours_off:8.2f}  {gb / (ours_off / 1e3):6.1f} GB/s   "
+          f"np.ascontiguousarray(a.T) {peer_off:8.2f}  {gb / (peer_off / 1e3):6.1f} GB/s   "
+          f"speedup {peer_off / ours_off:5.1f}x")
+    print(f"  xpose.transpose(a, out=o)    {ours_out:8.2f}  {gb / (ours_out / 1e3):6.1f} GB/s   "
+          f"np.copyto(o, a.T)         {peer_out:8.2f}  {gb / (peer_out / 1e3):6.1f} GB/s   "
           f"speedup {peer_out / ours_out:5.1f}x")
+    print(f"  np.empty_like(a).fill(0)     {fill:8.2f}  (fresh memory's first touch, one thread: page faults and the "
+          "kernel's zeroing)")
 
 
 def torch_gpu(n, reps):

@@ -17,11 +17,11 @@ or $XPOSE_LIB."""
 import ctypes as _ct
 import sys as _sys
 
-from . import _arrays, _lib
+from . import _arrays, _lib, _pool
 from ._lib import XposeError
 
 __all__ = ["transpose", "permute", "matrix_transpose", "sum", "min", "max", "set_threads", "get_threads",
-           "variants", "cuda_available", "XposeError", "__version__"]
+           "set_result_cache", "result_cache_info", "variants", "cuda_available", "XposeError", "__version__"]
 
 __version__ = _lib.xpose_version().decode()
 
@@ -30,6 +30,7 @@ _check = _lib.check
 _execute = _lib.xpose_permute_execute
 _execute_cuda = _lib.xpose_permute_execute_cuda
 _from_buffer, _addressof = _ct.c_char.from_buffer, _ct.addressof
+_POOL_MIN = _pool.MIN_BYTES
 
 
 class _Plan:
@@ -202,7 +203,11 @@ def _permute(x, axes, out, stream):
         if plan is not None and not dt.hasobject:
             plain = dt.kind in "biufc"  # types the buffer protocol exports (not datetimes, not ml_dtypes')
             if out is None:
-                res = np.empty(plan.out_shape, dt)
+                nb = x.nbytes  # the result's too
+                if nb < _POOL_MIN:
+                    res = np.empty(plan.out_shape, dt)
+                else:
+                    res = _pool.empty(np, plan.out_shape, dt, nb)
                 dst = _addressof(_from_buffer(res)) if plain else res.__array_interface__["data"][0]
             elif out.dtype == dt and out.shape == plan.out_shape and out.flags.writeable:
                 res = out
@@ -413,6 +418,22 @@ def set_threads(n):
 def get_threads():
     """Threads xpose's CPU calls use now."""
     return _lib.xpose_get_threads()
+
+
+def set_result_cache(max_bytes):
+    """The most memory that freed NumPy results of 32 MiB or more may keep for the next result of the same size
+    (0: none; the cache is then off and what it held is released). Such results live on memory of their own (their
+    .base is an xpose object, .flags.owndata is False); once the last array on it is gone, it waits in the cache,
+    marked MADV_FREE so that the kernel may reclaim it under memory pressure, and the next result of that size skips
+    the page faults of fresh memory (3x the transpose's own time at 256 MiB). Oldest first out beyond the limit.
+    Default: $XPOSE_RESULT_CACHE (bytes, K/M/G suffixes) or the smaller of 1 GiB and 1/16 of the memory. Returns the
+    previous limit."""
+    return _pool.set_limit(max_bytes)
+
+
+def result_cache_info():
+    """The result cache now: {"limit", "idle_bytes", "idle_blocks", "min_bytes"} (see set_result_cache)."""
+    return _pool.info()
 
 
 def cuda_available():

@@ -5,6 +5,8 @@ arrives."""
 import ctypes
 import sys
 
+from . import _pool
+
 SIZES = (1, 2, 4, 8, 16)  # the element sizes the library moves
 CPU = -1  # Arr.device for host memory; CUDA arrays carry their device's number, or None where it is not known
 
@@ -200,12 +202,18 @@ def dtype_name(a):
     return d.name  # NumPy and CuPy (ml_dtypes' bfloat16 is 'bfloat16')
 
 
+def _nbytes(shape, itemsize):
+    for n in shape:
+        itemsize *= n
+    return itemsize
+
+
 def empty(a, shape, dtype=None):
     """A new C-contiguous array of `shape`, of a's kind, element type and device (a's by default)."""
     kind = a.kind
     if kind == "numpy":
         import numpy as np
-        return np.empty(shape, a.dtype)
+        return _pool.empty(np, shape, a.dtype, _nbytes(shape, a.itemsize))
     if kind == "torch":
         import torch
         return torch.empty(shape, dtype=a.dtype, device=a.obj.device)
@@ -229,7 +237,7 @@ def empty(a, shape, dtype=None):
                 raise TypeError("xpose: a bfloat16 result on the host needs ml_dtypes (pip install ml_dtypes), "
                                 "or pass out=") from None
             dt = np.dtype(ml_dtypes.bfloat16)
-        return np.empty(shape, dt)
+        return _pool.empty(np, shape, dt, _nbytes(shape, dt.itemsize))
     raise TypeError(f"xpose: cannot allocate a result like {type(a.obj).__name__} (a CUDA array of another "
                     "library); pass out= (a CuPy array, a PyTorch tensor or any writable __cuda_array_interface__)")
 
