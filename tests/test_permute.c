@@ -275,11 +275,13 @@ static int plan_says(const tcase *c, const char *what)
  * extents, past the size from which threads and streaming stores start, dense and with padded strides (whole-line
  * padding, which keeps the source-order walk; odd padding, which sends the case elsewhere), under every instruction
  * set: members walked in source order where destination rows are whole lines (a reversal whose fastest destination
- * extent is 128 bytes), and gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements). */
+ * extent is 128 bytes), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
+ * the gathered rows are whole lines ((2,0,4,1,3) with rows of 28 x 28 floats, or of 64 bytes x 7; with padding of the
+ * destination's outer dimensions only, which keeps them). */
 static void test_tile_layouts(void)
 {
     static const char *const isas[] = {"scalar", "avx2", "avx512"};
-    int source_order = 0, row_runs = 0;
+    int source_order = 0, row_runs = 0, gathered_in_order = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int e = 0; e < 5; e++) {
@@ -289,13 +291,14 @@ static void test_tile_layouts(void)
                 size_t ext[5];
                 int perm[5];
             } shapes[] = {
-                {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},
-                {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},
-                {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},
-                {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},
+                {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},      /* rows of 128 bytes */
+                {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},         /* rows of a line */
+                {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},      /* rows of 28 x 28 */
+                {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},      /* rows of 13 x 13 */
+                {5, {40, 64 / es, 5, 7, 11}, {2, 0, 4, 1, 3}}, /* rows of 64 / es x 7 */
             };
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
-                for (int pad = 0; pad < 3; pad++) {
+                for (int pad = 0; pad < 4; pad++) {
                     tcase c;
                     memset(&c, 0, sizeof c);
                     c.es = es;
@@ -304,15 +307,22 @@ static void test_tile_layouts(void)
                     memcpy(c.perm, shapes[k].perm, sizeof shapes[k].perm);
                     c.dense_src = 1;
                     c.dense_dst = pad == 0;
-                    if (pad) { /* each destination dimension padded by a line's worth of elements, or by one */
+                    if (pad) { /* each destination dimension padded by a line's worth of elements or by one, or (3)
+                                * the outer ones by a line */
                         int64_t st = 1;
                         for (int m = c.rank - 1; m >= 0; m--) {
                             c.ds[m] = st;
-                            st = st * (int64_t)c.ext[c.perm[m]] + (pad == 1 ? (int64_t)(64 / es) : 1);
+                            const int64_t line = (int64_t)(64 / es);
+                            st = st * (int64_t)c.ext[c.perm[m]] + (pad == 2                      ? 1
+                                                                   : pad == 3 && m == c.rank - 1 ? 0
+                                                                                                 : line);
                         }
                     }
-                    source_order += plan_says(&c, "members in source order");
-                    row_runs += plan_says(&c, "gathered row runs");
+                    const int in_order = plan_says(&c, "members in source order"),
+                              runs = plan_says(&c, "gathered row runs");
+                    source_order += in_order;
+                    row_runs += runs;
+                    gathered_in_order += in_order && runs;
                     xpose_set_threads(1 + (int)(k + (size_t)pad) % 2);
                     run_case(&c, XPOSE_BACKEND_CPU);
                 }
@@ -322,6 +332,7 @@ static void test_tile_layouts(void)
     xpose_set_threads(2);
     CHECK(source_order >= 15, "only %d cases walked members in source order", source_order);
     CHECK(row_runs >= 15, "only %d cases gathered rows in runs", row_runs);
+    CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
 }
 
 /* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */

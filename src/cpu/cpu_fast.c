@@ -219,10 +219,17 @@ static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, 
     xp_fast_grid_seek(g, r0, &pos);
     s += j0 * p->es;
     if (p->gather_runs) { /* whole rows back to back in the source and in gbuf: one copy per run of them */
+        /* Each run is a few KiB far from the last, too short for the prefetchers to follow: the same run of the next
+         * member (the grid's fastest step; a member's tiles ahead) is asked for into L2 now ("permute: gathered rows
+         * in source order"). An integer: past the last member the address lies outside the tensor. */
+        const int64_t next = p->grid->rank ? p->grid->ss[p->grid->rank - 1] : 0;
         for (size_t r = r0, n; r < r1; r += n, gbuf += n * p->lds) {
             xp_fast_grid_seek(g, r, &pos);
             n = g->ext[g->rank - 1] - pos.idx[g->rank - 1];
             n = n < r1 - r ? n : r1 - r;
+            if (next)
+                for (size_t k = 0; k < n * p->lds; k += XPF_LINE)
+                    __builtin_prefetch((const void *)((uintptr_t)(s + pos.os + k) + (uintptr_t)next), 0, 2);
             memcpy(gbuf, s + pos.os, n * p->lds);
         }
         return;

@@ -41,20 +41,21 @@ typedef struct route {
 #define XP_PERM_COL_BYTES 1024
 #define XP_PERM_ROW_BYTES 128
 
-/* Where every destination row of a member is whole cache lines (ext[b] x es a multiple of 64 bytes, each row starting
- * on a line), the tile stays ext[b] x ext[a] and its members are walked in SOURCE order instead (the outer dimension
- * of smallest source stride fastest): each block then stores whole lines with streaming stores, which need no order,
- * while the source is read as a few sequential streams that the prefetchers follow, with no gathering or staging
- * pass. Measured on the CI VM, one thread, ms (A/B, medians): 16^6 double reversed 13.7 -> 10.9, (96,75,96,75)
- * (2,1,3,0) 7.1 -> 5.4, 64^4 reversed 10.4 -> 9.7, (16,32^4) (4,1,3,0,2) 9.2 -> 8.6 (docs/tuning.md, "permute:
- * source-ordered members"). Rows of part lines (28 floats) lose there (10 -> 19 ms): their lines are then written
- * in pieces far apart in time. */
-static int line_rows(const xp_perm *p, int a, int b)
+/* Where every destination row of a member is whole cache lines (its rows, dimensions b0..b, span a multiple of 64
+ * bytes, each row starting on a line), its members are walked in SOURCE order instead (the outer dimension of smallest
+ * source stride fastest): each block then stores whole lines with streaming stores, which need no order, while the
+ * source is read as a few sequential streams that the prefetchers follow. With b0 == b the tile stays ext[b] x ext[a]
+ * (no gathering or staging pass). Measured on the CI VM, one thread, ms (A/B, medians): 16^6 double reversed 13.7 ->
+ * 10.9, (96,75,96,75) (2,1,3,0) 7.1 -> 5.4, 64^4 reversed 10.4 -> 9.7, (16,32^4) (4,1,3,0,2) 9.2 -> 8.6 (docs/tuning.md,
+ * "permute: source-ordered members"). Rows of part lines (28 floats) lose there (10 -> 19 ms): their lines are then
+ * written in pieces far apart in time; gathered into whole lines ((2,0,4,1,3): dimensions 3-4, 784 floats) they gain
+ * (docs/tuning.md, "permute: gathered rows in source order"). */
+static int line_rows(const xp_perm *p, int a, int b0, size_t rows)
 {
-    if ((p->ext[b] * p->es) % XPF_LINE != 0)
+    if ((rows * p->es) % XPF_LINE != 0)
         return 0;
-    for (int k = 0; k < p->rank; k++)
-        if (k != b && ((size_t)p->ds[k] * p->es) % XPF_LINE != 0)
+    for (int k = 0; k < b0; k++) /* the dimensions outside the rows (b0..b, the last ones) */
+        if (((size_t)p->ds[k] * p->es) % XPF_LINE != 0)
             return 0;
     return a >= 0 && p->ss[a] == 1;
 }
@@ -164,7 +165,7 @@ static void plan_route(const xp_perm *p, route *r)
         r->c.s.cols = p->ext[a];
         r->c.s.lds = (size_t)p->ss[b];
         r->c.s.ldd = (size_t)p->ds[a];
-        r->by_source = line_rows(p, a, b);
+        r->by_source = line_rows(p, a, b, p->ext[b]);
         /* Short destination rows: the next destination dimensions join them, where the destination runs on. */
         int b0 = b;
         while (!r->by_source && b0 - 1 > a && r->c.s.rows * p->es < XP_PERM_ROW_BYTES &&
@@ -172,6 +173,7 @@ static void plan_route(const xp_perm *p, route *r)
             r->c.s.rows *= p->ext[--b0];
         r->b0 = b0;
         if (b0 < b) {
+            r->by_source = line_rows(p, a, b0, r->c.s.rows);
             r->rows.rank = b - b0 + 1;
             for (int k = b0; k <= b; k++) {
                 r->rows.ext[k - b0] = p->ext[k];
@@ -181,11 +183,13 @@ static void plan_route(const xp_perm *p, route *r)
         }
         for (int k = b0; k <= b; k++)
             r->tile |= 1u << k;
-        if (r->by_source) { /* the tile's columns stay dimension a: its rows' pitch is then one */
+        if (r->by_source && b0 == b) { /* the tile's columns stay dimension a: its rows' pitch is then one */
             r->c.s.cols = p->ext[a];
             r->tile |= 1u << a;
         } else
             plan_cols(p, r);
+        if (r->cols.rank > 1) /* scattered columns: measured in destination order only */
+            r->by_source = 0;
     } else {
         r->kind = ROUTE_ELEMS;
         r->a = elems_dim(p, b);
@@ -270,16 +274,17 @@ int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
         return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements (%s)", r.c.s.batch, r.c.s.cols, fast);
     case ROUTE_TILES: {
         /* The tile's column dimensions (slowest first, source-contiguous) and row dimensions (b0..b). */
+        const char *order = r.by_source ? ", members in source order" : "";
         char cols[64] = "";
         size_t len = 0;
         for (int k = 0; k < p->rank && len < sizeof cols; k++)
             if ((r.tile >> k & 1u) && (k < r.b0 || k > r.b))
                 len += (size_t)snprintf(cols + len, sizeof cols - len, "%s%d", len ? "," : "", k);
         if (r.b0 < r.b)
-            return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d-%d x %s (%s)", r.c.s.rows, r.c.s.cols,
-                            r.c.s.batch, r.b0, r.b, cols, fast);
+            return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d-%d x %s%s (%s)", r.c.s.rows, r.c.s.cols,
+                            r.c.s.batch, r.b0, r.b, cols, order, fast);
         return snprintf(buf, size, "tiles/cpu-fast/%zux%zu x%zu, dims %d x %s%s (%s)", r.c.s.rows, r.c.s.cols,
-                        r.c.s.batch, r.b, cols, r.by_source ? ", members in source order" : "", fast);
+                        r.c.s.batch, r.b, cols, order, fast);
     }
     default:
         return snprintf(buf, size, "elements/strided loop/%dx%d blocks over dims %d x %d", XP_ELEMS_TILE,
