@@ -1,5 +1,7 @@
 """permute_numpy.py: NumPy's `np.ascontiguousarray(a.transpose(p))` on the CPU cases of the permutation suite (issue 36:
-`xpose bench --preset permute --backend cpu`), the peer of the CPU target "at least 5x NumPy".
+`xpose bench --preset permute --backend cpu`), the peer of the CPU target "at least 5x NumPy"; with --transpose, its
+`np.ascontiguousarray(a.T)` on the CPU peer table's squares of every element size (`xpose bench --backend cpu --peers
+--size 4000,8192`), the peer of issue 40's "at least 10x NumPy".
 
 Each case is scaled as cli/bench_permute.c scales it for the CPU (the largest extent above 4 halved until the tensor fits
 64 MiB), so that the shape column matches the bench's. Timed cold, as the bench's CPU rows are: a read of a buffer
@@ -7,7 +9,7 @@ twice the last-level cache before each run (--flush-mib, default 600), the figur
 first result is checked against the permuted view (values, and C order). NumPy runs this on one thread
 whatever the thread count, so its figure is the peer of both of the bench's passes.
 
-Usage: python3 scripts/permute_numpy.py [--reps 5] [--flush-mib 600] [--csv FILE]
+Usage: python3 scripts/permute_numpy.py [--reps 5] [--flush-mib 600] [--transpose N[,N...]] [--csv FILE]
 """
 import argparse
 import csv
@@ -23,7 +25,8 @@ from permute_peers import SUITE  # noqa: E402  (the suite's one list; imports no
 
 CPU_BYTES = 64 << 20  # cli/bench_permute.c: SUITE_CPU_BYTES
 KEEP = 4  # cli/bench_permute.c: SUITE_KEEP
-ITEM = {"u8": np.uint8, "bf16": np.uint16, "float": np.float32, "double": np.float64}
+ITEM = {"u8": np.uint8, "bf16": np.uint16, "u16": np.uint16, "float": np.float32, "double": np.float64,
+        "c128": np.complex128}
 
 
 def scale_for_cpu(shape, es):
@@ -42,18 +45,27 @@ def shape_text(shape, perm):
     return "x".join(map(str, shape)) + " (" + ",".join(map(str, perm)) + ")"
 
 
+def cases(args):
+    """(name, shape, perm, type) of the suite scaled for the CPU, or with --transpose the squares of every size."""
+    if args.transpose:
+        return [(f"transpose {n}^2", (n, n), (1, 0), t) for n in map(int, args.transpose.split(","))
+                for t in ("u8", "u16", "float", "double", "c128")]
+    return [(name, scale_for_cpu(shape, np.dtype(ITEM[tname]).itemsize), perm, tname)
+            for name, shape, perm, tname in SUITE]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--flush-mib", type=int, default=600)
+    ap.add_argument("--transpose", help="square sizes N[,N...]: NumPy's 2-D transpose at every element size")
     ap.add_argument("--csv")
     args = ap.parse_args()
     flush = np.ones(args.flush_mib << 17, dtype=np.float64)
     rng = np.random.default_rng(1)
     rows = []
-    for name, shape, perm, tname in SUITE:
+    for name, shape, perm, tname in cases(args):
         dt = np.dtype(ITEM[tname])
-        shape = scale_for_cpu(shape, dt.itemsize)
         a = rng.integers(0, 1 << (8 * min(dt.itemsize, 4) - 1), size=shape).astype(dt)
         out = np.ascontiguousarray(a.transpose(perm))
         if not np.array_equal(out, a.transpose(perm)) or not out.flags.c_contiguous:

@@ -380,6 +380,51 @@ def gpu_inplace(run):
 
 def cpu_tables(run):
     entry, rows = entry_of(run, "bench.csv"), load_csv(run, "bench.csv")
+    if not any(r["variant"] == "cpu-stream" for r in rows):
+        return cpu_tables_memcpy(run, entry, rows)
+    by = index(rows, "variant", "rows", "elem_size", "threads")
+    numpy = {}
+    if has(run, "transpose-numpy.csv"):
+        numpy = {(r["shape"].split(" ")[0], r["elem_size"]): float(r["numpy_ms"])
+                 for r in load_csv(run, "transpose-numpy.csv")}
+    sizes = sorted({int(r["rows"]) for r in rows})
+    threads = sorted({int(r["threads"]) for r in rows if r["threads"]})
+    head = ["element"] + [f"{s}^2, {t} thread{'s' if t > 1 else ''}" for s in sizes for t in threads]
+    ratio, peers, speed = [], [], []
+    for e in sorted({int(r["elem_size"]) for r in rows}):
+        rc, pc, sc = [ELEM[e]], [ELEM[e]], [ELEM[e]]
+        for s in sizes:
+            blas = next((r for r in rows if r["variant"] == "cpu-openblas" and r["rows"] == str(s)
+                         and r["elem_size"] == str(e)), None)
+            for t in threads:
+                f, st, m = (by[(v, str(s), str(e), str(t))] for v in ("cpu-fast", "cpu-stream", "cpu-memcpy"))
+                cell = f"{100 * float(f['gbps']) / float(st['gbps']):.0f} %"
+                if float(m["gbps"]) > float(st["gbps"]):
+                    cell += f" ({float(f['pct_memcpy']):.0f} % of the faster `cpu-memcpy`)"
+                rc.append(cell)
+                np_ms = numpy.get((f"{s}x{s}", str(e)))
+                pc.append(", ".join([f"{np_ms / float(f['ms']):.0f}x NumPy" if np_ms else "NumPy n/a"] +
+                                    ([f"{float(blas['ms']) / float(f['ms']):.1f}x OpenBLAS"] if blas else [])))
+                sc.append(f"{float(f['gbps']):.1f} / {float(st['gbps']):.1f} / {float(m['gbps']):.1f}")
+        ratio.append(rc)
+        peers.append(pc)
+        speed.append(sc)
+    out = (context(run, entry) + f" {entry['timing']}. `cpu-fast` as % of `cpu-stream` (a copy of the same bytes with "
+           "streaming stores over the same threads: the copy bound, since `cpu-fast` writes with streaming stores too) "
+           "with the same threads in the same run; where glibc's `cpu-memcpy` was the faster copy (the bench's own % "
+           "column takes the faster of the two), the cell says so:\n\n" + table(head, ratio) +
+           "\n\nSpeed over the peers: NumPy's `np.ascontiguousarray(a.T)` ms / `cpu-fast` ms")
+    if numpy:
+        np_entry = entry_of(run, "transpose-numpy.csv")
+        out += (" (" + np_entry["what"] + ", from " + " and ".join(f"`{c}`" for c in np_entry["commands"]) +
+                f", `bench-data/{run['dir']}/transpose-numpy.csv`, {np_entry['software']})")
+    return (out + ", and OpenBLAS's one-thread `cblas_?omatcopy` ms / `cpu-fast` ms where OpenBLAS has the element "
+            "size (`cpu-openblas`, same run):\n\n" + table(head, peers) +
+            "\n\nGB/s of `cpu-fast` / `cpu-stream` / `cpu-memcpy` (bytes read + written):\n\n" + table(head, speed))
+
+
+def cpu_tables_memcpy(run, entry, rows):
+    """The CPU peer table of a run from before the bench had `cpu-stream`: % of `cpu-memcpy`."""
     by = index(rows, "variant", "rows", "elem_size", "threads")
     sizes = sorted({int(r["rows"]) for r in rows})
     threads = sorted({int(r["threads"]) for r in rows if r["threads"]})
