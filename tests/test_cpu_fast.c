@@ -60,6 +60,7 @@ static void special_shapes(void)
         {1000, 4000, 4096, 1024, 1},
         {300, 4100, 8192, 320, 2},
         {700, 3000, 4096, 701, 1}, /* staged: tall strips */
+        {777, 1500, 0, 832, 1},    /* staged on whole-line pitches (AVX2 bytes): tiles start on lines, none re-read */
         /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
         {20000, 1, 2, 0, 1},
         {9001, 1, 3, 0, 3},

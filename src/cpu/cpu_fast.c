@@ -96,6 +96,10 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     const xp_fast_grid *cols = p->grid ? p->grid->cols : NULL; /* scattered destination rows, or NULL */
     xp_fast_grid_pos pos = {{0}, 0, 0};
     size_t es = p->es, line = XPF_LINE / es, back = i0 < line ? i0 : line;
+    /* Every destination row of the tile starting on a line (whole-line pitch, d on a line): no line straddles i0, so
+     * the rows above it are not needed ("cpu-fast: staged tiles on whole lines"). */
+    if (!cols && (p->ldd | (uintptr_t)d) % XPF_LINE == 0)
+        back = 0;
     size_t c0 = i0 - back, h = p->block_rows, nc = (ni + back + h - 1) / h * h;
     if (c0 + nc > p->rows)
         nc = p->rows - c0;
