@@ -12,7 +12,7 @@
 #define XPF_TILE_COLS_BYTES 1024  /* a tile's width in source bytes */
 #define XPF_NT_BYTES (256 * 1024) /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
 #define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
-#define XPF_WC_LINES 10           /* lines a core keeps open for streaming stores (10-12 on recent Intel cores) */
+#define XPF_OPEN_ROWS 4           /* rows of half-written lines a narrow block may stream ("cpu-fast: staging") */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
 #define XPF_RUN_BYTES (64 * 1024) /* the least a run of tiles moves ("cpu-fast: tile runs") */
 #define XPF_GROUP_BYTES 16384     /* a copy tile of short members moves at least this much */
@@ -309,8 +309,8 @@ static void plan_layout(plan *p, const xp_call *c, const xp_fast_grid *g, const 
 
 /* The kernels of a call of `bytes` bytes. Where every destination row starts at the same offset in its line, tiles
  * store straight from the registers; else rows on 4-byte boundaries join lines in registers ("cpu-fast: joined
- * lines") and the rest are staged, as are registers narrower than a line that would leave more lines open than the
- * core has write-combining buffers ("cpu-fast: staging"). Returns whether stores are non-temporal: they neither read
+ * lines") and the rest are staged, as are registers narrower than a line whose blocks would leave more than
+ * XPF_OPEN_ROWS half-written lines open (AVX2's 1- and 2-byte blocks: "cpu-fast: staging"). Returns whether stores are non-temporal: they neither read
  * the destination nor evict the source ("cpu-fast: non-temporal stores"). */
 static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_t bytes)
 {
@@ -321,7 +321,7 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     p->region_plain = isa->region[0][e];
     p->row = isa->row[nt];
     p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0) ||
-                (nt && isa->width < XPF_LINE && 16 / s->es > XPF_WC_LINES);
+                (nt && isa->width < XPF_LINE && 16 / s->es > XPF_OPEN_ROWS);
     if (p->grid && p->grid->cols) /* scattered destination rows: only the staged tiles place rows one by one */
         p->staged = 1;
     else if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd_lines | (uintptr_t)c->dst) % 4 == 0) {
