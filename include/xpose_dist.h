@@ -12,10 +12,11 @@ extern "C" {
 /* NCCL's communicator (ncclComm_t is `struct ncclComm *`), named here so that this header needs no nccl.h. */
 struct ncclComm;
 
-/* How the blocks travel between the GPUs. NCCL: packed by local transposes, sent with NCCL's send/recv in
- * pipelined chunks, placed by copies; works between hosts. PEER: each GPU transposes its blocks straight into
- * the other GPUs' dst over NVLink (CUDA IPC: every GPU on one host, dst from cudaMalloc); one pass, no work
- * buffers. AUTO: PEER where every rank can use it, else NCCL. */
+/* How the blocks travel between the GPUs. Both first pack each rank's blocks for the others by local transposes,
+ * in pipelined chunks, into a work buffer of the plan (the size of the blocks this rank sends). NCCL: NCCL's
+ * send/recv moves them and copies place what arrives (a second work buffer); works between hosts. PEER: the
+ * receivers' copy engines pull them over NVLink straight into their place in dst (CUDA IPC of the plan's buffer:
+ * every GPU on one host). AUTO: see docs/tuning.md, "dist: method". */
 typedef enum xpose_dist_method { XPOSE_DIST_AUTO = 0, XPOSE_DIST_NCCL = 1, XPOSE_DIST_PEER = 2 } xpose_dist_method;
 
 /* The global matrix A is rows x cols, row-major, split by rows over the communicator's ranks: rank r holds

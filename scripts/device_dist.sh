@@ -4,7 +4,7 @@
 # (default "2 4 8", as many as there are GPUs) at the sizes and types below. Logs and CSVs go to $OUT (default
 # ./device-out).
 # Usage: bash scripts/device_dist.sh [--test|--bench]   SIZES (default "16384 32768"), TYPES ("float u8 c128"),
-# NPS, REPS (20), SWEEP (below), LIMIT (540 s for the whole script).
+# NPS, REPS (20), SWEEP and SWEEP_TYPES (below), TEST_ENV (knobs for a second test run), LIMIT (540 s).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -26,6 +26,11 @@ LIMIT=${LIMIT:-540}
 if [ "${1:-}" != "--bench" ]; then
     timeout $((LIMIT - SECONDS - 60)) bash tests/test_multigpu.sh "$B/tests/test_dist" 2 > "$OUT/test.log" 2>&1
     echo "test_multigpu: exit $? after ${SECONDS} s"; grep -E "checks|FAIL|failed" "$OUT/test.log" | head -20
+    if [ -n "${TEST_ENV:-}" ]; then # e.g. several chunks and copy streams where the tests' sizes pick one
+        env ${TEST_ENV//,/ } timeout $((LIMIT - SECONDS - 60)) bash tests/test_multigpu.sh "$B/tests/test_dist" 2 \
+            > "$OUT/test2.log" 2>&1
+        echo "test_multigpu with $TEST_ENV: exit $? after ${SECONDS} s"; grep -E "checks|FAIL|failed" "$OUT/test2.log" | head -20
+    fi
 fi
 [ "${1:-}" = "--test" ] && exit 0
 fwd=()
@@ -43,18 +48,21 @@ for np in ${NPS:-2 4 8}; do
         if [ -s "$OUT/dist.csv" ]; then tail -n +2 "$OUT/one.csv" >> "$OUT/dist.csv"; else cat "$OUT/one.csv" > "$OUT/dist.csv"; fi
     done
 done
-# SWEEP="K:A ...": the pipeline's steps (XPOSE_DIST_CHUNKS=K) and how far the packs run ahead (XPOSE_DIST_AHEAD=A,
-# 0: all first), float at the first size, for each P in NPS; one line each into sweep.txt.
+# SWEEP="SET ...": each SET is a comma-separated list of measurement knobs (XPOSE_DIST_CHUNKS=4,XPOSE_DIST_LANES=2,
+# XPOSE_DIST_AHEAD, XPOSE_DIST_PEER_PUSH), run at SIZES for each type in SWEEP_TYPES (default float) and each P in
+# NPS; one line per size into sweep.txt: the setting, then each row's ms and % of the faster all-to-all.
 for np in ${NPS:-2 4 8}; do
     [ "$np" -le "$gpus" ] || continue
-    for ka in ${SWEEP:-}; do
-        left=$((LIMIT - SECONDS))
-        [ "$left" -gt 20 ] || break
-        XPOSE_DIST_CHUNKS=${ka%:*} XPOSE_DIST_AHEAD=${ka#*:} timeout "$left" mpirun -np "$np" "${fwd[@]}" \
-            -x XPOSE_DIST_CHUNKS -x XPOSE_DIST_AHEAD "$B/xpose" bench --op dist --size "${SIZES%% *}" --type float \
-            --reps 10 --format csv > "$OUT/one.csv" 2>&1
-        echo "np $np chunks:ahead $ka: $(grep -E '^(dist|nccl-sendrecv)' "$OUT/one.csv" | cut -d, -f1,9,11 | tr '\n' ' ')" |
-            tee -a "$OUT/sweep.txt"
+    for set in ${SWEEP:-}; do
+        for t in ${SWEEP_TYPES:-float}; do
+            left=$((LIMIT - SECONDS))
+            [ "$left" -gt 20 ] || break 2
+            vars=(); for kv in ${set//,/ }; do vars+=(-x "$kv"); done
+            timeout "$left" mpirun -np "$np" "${fwd[@]}" "${vars[@]}" "$B/xpose" bench --op dist \
+                --size "$(echo ${SIZES:-16384 32768} | tr ' ' ,)" --type "$t" --reps 10 --format csv > "$OUT/one.csv" 2>&1
+            awk -F, -v h="np $np $t $set" '$1 ~ /^(dist|nccl-)/ { k = $4; r[k] = r[k] " " $1 " " $9 " " $11 }
+                END { for (k in r) print h " n=" k ":" r[k] }' "$OUT/one.csv" | tee -a "$OUT/sweep.txt"
+        done
     done
 done
 rm -f "$OUT/one.csv"

@@ -45,6 +45,7 @@ typedef struct dcase {
     size_t src_pad, dst_pad; /* extra elements per row beyond the matrix: padding that must stay poisoned */
     xpose_dist_method method;
     int oneshot, runs;
+    int pool; /* dst from cudaMallocAsync (a memory pool: no IPC handle) */
 } dcase;
 
 /* Runs the case on fresh data into a poisoned dst (runs times, into a new dst each second run), and checks this
@@ -62,14 +63,19 @@ static void run(const dcase *c)
             for (size_t b = 0; b < es; b++)
                 hs[(i * sld + j) * es + b] = j < c->cols ? a_byte(r0 + i, j, b) : 0x5A;
     cudaMalloc((void **)&src, sb + 1);
-    cudaMalloc((void **)&dst[0], db + 1);
-    cudaMalloc((void **)&dst[1], db + 1);
+    for (int k = 0; k < 2; k++)
+        if (c->pool)
+            cudaMallocAsync((void **)&dst[k], db + 1, 0);
+        else
+            cudaMalloc((void **)&dst[k], db + 1);
+    cudaDeviceSynchronize();
     cudaMemcpy(src, hs, sb, cudaMemcpyHostToDevice);
     xpose_dist_plan plan = NULL;
     int st = XPOSE_OK;
     char what[160];
-    snprintf(what, sizeof what, "%zux%zu e%zu pads %zu/%zu method %d%s%s", c->rows, c->cols, es, c->src_pad, c->dst_pad,
-             (int)c->method, c->src_rows ? " uneven" : "", c->oneshot ? " one-shot" : "");
+    snprintf(what, sizeof what, "%zux%zu e%zu pads %zu/%zu method %d%s%s%s", c->rows, c->cols, es, c->src_pad,
+             c->dst_pad, (int)c->method, c->src_rows ? " uneven" : "", c->oneshot ? " one-shot" : "",
+             c->pool ? " pool dst" : "");
     if (!c->oneshot)
         st = xpose_dist_plan_create(&plan, de.comm, c->rows, c->cols, es, c->src_rows, c->dst_rows, c->method);
     CHECK_STATUS(st, XPOSE_OK, "plan: %s", what);
@@ -95,7 +101,13 @@ static void run(const dcase *c)
     }
     xpose_dist_plan_destroy(plan);
     cudaDeviceSynchronize();
-    cudaFree(src), cudaFree(dst[0]), cudaFree(dst[1]);
+    cudaFree(src);
+    for (int k = 0; k < 2; k++)
+        if (c->pool)
+            cudaFreeAsync(dst[k], 0);
+        else
+            cudaFree(dst[k]);
+    cudaDeviceSynchronize();
     free(hs), free(hd);
 }
 
@@ -153,19 +165,20 @@ int main(void)
     for (int mi = 0; mi < 3; mi++) {
         xpose_dist_method me = methods[mi];
         for (int e = 0; e < 5; e++) {
-            run(&(dcase){1024, 1024, sizes[e], NULL, NULL, 0, 0, me, 0, 2});
-            run(&(dcase){1001, 997, sizes[e], NULL, NULL, 0, 0, me, 0, 1}); /* no split divides */
+            run(&(dcase){1024, 1024, sizes[e], NULL, NULL, 0, 0, me, 0, 2, 0});
+            run(&(dcase){1001, 997, sizes[e], NULL, NULL, 0, 0, me, 0, 1, 0}); /* no split divides */
         }
-        run(&(dcase){1000, 999, 4, uneven, uneven_t, 0, 0, me, 0, 3});
-        run(&(dcase){257, 300, 2, lopsided, NULL, 0, 0, me, 0, 1}); /* ranks holding no rows of A */
-        run(&(dcase){1, 4099, 4, NULL, NULL, 0, 0, me, 0, 1});      /* 1 x N */
-        run(&(dcase){4099, 1, 8, NULL, NULL, 0, 0, me, 0, 1});      /* N x 1 */
-        run(&(dcase){513, 771, 1, NULL, NULL, 3, 5, me, 0, 2});     /* padded rows both sides */
-        run(&(dcase){5, 3, 16, NULL, NULL, 1, 2, me, 0, 1});        /* fewer rows than some ranks */
-        run(&(dcase){4096, 3000, 4, NULL, NULL, 0, 0, me, 0, 2});   /* several pipeline chunks */
+        run(&(dcase){1000, 999, 4, uneven, uneven_t, 0, 0, me, 0, 3, 0});
+        run(&(dcase){257, 300, 2, lopsided, NULL, 0, 0, me, 0, 1, 0}); /* ranks holding no rows of A */
+        run(&(dcase){1, 4099, 4, NULL, NULL, 0, 0, me, 0, 1, 0});      /* 1 x N */
+        run(&(dcase){4099, 1, 8, NULL, NULL, 0, 0, me, 0, 1, 0});      /* N x 1 */
+        run(&(dcase){513, 771, 1, NULL, NULL, 3, 5, me, 0, 2, 0});     /* padded rows both sides */
+        run(&(dcase){5, 3, 16, NULL, NULL, 1, 2, me, 0, 1, 0});        /* fewer rows than some ranks */
+        run(&(dcase){4096, 3000, 4, NULL, NULL, 0, 0, me, 0, 2, 0});   /* several pipeline chunks */
+        run(&(dcase){700, 900, 8, NULL, NULL, 0, 1, me, 0, 2, 1});  /* dst from a memory pool */
     }
-    run(&(dcase){777, 555, 4, NULL, NULL, 0, 7, XPOSE_DIST_AUTO, 1, 2});
-    run(&(dcase){1000, 999, 2, uneven, uneven_t, 2, 0, XPOSE_DIST_AUTO, 1, 1});
+    run(&(dcase){777, 555, 4, NULL, NULL, 0, 7, XPOSE_DIST_AUTO, 1, 2, 0});
+    run(&(dcase){1000, 999, 2, uneven, uneven_t, 2, 0, XPOSE_DIST_AUTO, 1, 1, 0});
     if (de.size > 1) {
         mismatch("other columns", XPOSE_ERR_MISMATCH, 49, 4, 0, NULL);
         mismatch("another element size", XPOSE_ERR_MISMATCH, 48, 8, 0, NULL);

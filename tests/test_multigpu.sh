@@ -14,5 +14,6 @@ export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 fwd=()
 if mpirun --version 2>&1 | grep -q "Open MPI"; then
     fwd=(--oversubscribe -x NCCL_NVLS_ENABLE -x PATH -x LD_LIBRARY_PATH)
+    for v in $(compgen -e | grep '^XPOSE_'); do fwd+=(-x "$v"); done # measurement knobs, XPOSE_DIST_CHUNKS...
 fi
 exec mpirun -np "$np" "${fwd[@]}" "$prog" "$@"

@@ -8,23 +8,6 @@
  * strided copy. The block r keeps (s = r) is transposed straight into dst. The packs run first, on the caller's
  * stream (at HBM speed they stay ahead of the links); each chunk's messages wait for its packs on the side
  * stream; each chunk's placing waits for its messages on the caller's stream. */
-static int pack(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, int c, cudaStream_t stream)
-{
-    const int P = p->nranks, r = p->rank;
-    const size_t m = p->src_off[r + 1] - p->src_off[r];
-    for (int k = 1; k < P; k++) {
-        int s = (r + k) % P;
-        size_t lo, hi;
-        xp_dist_chunk(p, s, c, &lo, &hi);
-        int st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s] + lo, hi - lo,
-                                         p->sendbuf + p->send_at[s] + lo * m * p->es, m, stream);
-        if (st)
-            return st;
-    }
-    XP_CUDA_TRY(cudaEventRecord(p->packed[c], stream));
-    return XPOSE_OK;
-}
-
 static int exchange(struct xpose_dist_plan_s *p, int c)
 {
     const int P = p->nranks, r = p->rank;
@@ -77,7 +60,7 @@ int xp_dist_execute_nccl(struct xpose_dist_plan_s *p, const void *src, size_t sr
     XP_CUDA_TRY(cudaEventRecord(p->start, stream));
     XP_CUDA_TRY(cudaStreamWaitEvent(p->side, p->start, 0));
     for (int c = 0; !st && c < ahead; c++)
-        st = pack(p, src, src_ld, c, stream);
+        st = xp_dist_pack(p, src, src_ld, c, stream);
     if (!st)
         st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
                                      out + p->src_off[r] * p->es, dst_ld, stream);
@@ -85,7 +68,7 @@ int xp_dist_execute_nccl(struct xpose_dist_plan_s *p, const void *src, size_t sr
         st = exchange(p, c);
         if (!st && c + ahead < K) {
             XP_CUDA_TRY(cudaStreamWaitEvent(stream, p->arrived[c], 0));
-            st = pack(p, src, src_ld, c + ahead, stream);
+            st = xp_dist_pack(p, src, src_ld, c + ahead, stream);
         }
         if (!st)
             st = place(p, c, out, dst_ld, stream);

@@ -1,5 +1,5 @@
-/* dist_peer.c: the distributed transpose over CUDA IPC: every GPU transposes its blocks straight into the other
- * GPUs' dst, one pass over NVLink with no work buffers; for ranks that share one host. */
+/* dist_peer.c: the distributed transpose over CUDA IPC, for ranks that share one host: each GPU packs its blocks
+ * at HBM speed, and copy engines move them over NVLink straight into their place in the receivers' dst. */
 #define _DEFAULT_SOURCE /* gethostname */
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +87,7 @@ static int mapping(struct xpose_dist_plan_s *p, int s, const cudaIpcMemHandle_t 
     return XPOSE_OK;
 }
 
-/* This rank's info for dst (NULL: a small buffer of its own, for the creation's trial). */
+/* This rank's info for dst, a device buffer (NULL: none to give). */
 static void describe_dst(const void *dst, size_t ld, peer_info *mine)
 {
     unsigned long long base = 0;
@@ -142,21 +142,95 @@ void xp_dist_peer_release(struct xpose_dist_plan_s *p)
 /* A barrier ordered on stream: every rank's earlier work on its stream is done when it completes here. */
 static int stream_barrier(struct xpose_dist_plan_s *p, cudaStream_t stream)
 {
-    XP_NCCL_TRY(ncclAllReduce(p->flag, p->flag, 1, ncclUint64, ncclMax, p->comm, stream));
+    if (p->nranks > 1)
+        XP_NCCL_TRY(ncclAllReduce(p->flag, p->flag, 1, ncclUint64, ncclMax, p->comm, stream));
     return XPOSE_OK;
 }
 
-/* The peers learn where this rank's dst is (and every rank learns whether all can run: a rank without a handle
- * makes every rank return XPOSE_ERR_POINTER). Then, after a barrier on the stream (the peers' dst are free), rank r
- * packs its block for each rank s, (A_r[:, C_s .. C_s + n_s))^T, in chunks at HBM speed, and a copy engine moves
- * each chunk into s's dst at columns R_r .. R_r + m_r over NVLink (a 2-D copy, one stream per peer), while the
- * block r keeps is transposed straight into its own dst. A closing barrier: every write into this rank's dst is
- * done when the stream passes it. Copy engines rather than kernels storing to peer memory: on 2 H200s the kernels
- * reached 0.66 of NCCL's all-to-all (docs/tuning.md, "dist: peer copies"). */
-int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
-                         cudaStream_t stream)
+int xp_dist_peer_connect(struct xpose_dist_plan_s *p)
 {
     const int P = p->nranks, r = p->rank;
+    peer_info mine, *all = calloc((size_t)P, sizeof *all);
+    if (!all)
+        return XPOSE_ERR_NO_MEMORY;
+    describe_dst(p->sendbuf, 0, &mine);
+    mine.ok |= !p->sendbuf; /* nothing to send: no handle needed */
+    int st = exchange(p, &mine, all);
+    size_t n = p->dst_off[r + 1] - p->dst_off[r];
+    for (int s = 0; !st && s < P; s++) {
+        size_t ms = p->src_off[s + 1] - p->src_off[s];
+        if (s == r || !ms || !n)
+            continue; /* nothing to pull from s */
+        if (!all[s].ok || all[s].host != mine.host)
+            st = XPOSE_ERR_UNSUPPORTED;
+        else
+            st = mapping(p, s, &all[s].handle, &p->peer_send[s]);
+    }
+    free(all);
+    return st;
+}
+
+/* Pull, the default. Rank r packs chunk c of its blocks for every rank into its own sendbuf, then a barrier on
+ * the side stream (every rank has packed chunk c), then each rank's copy engines pull their blocks from the
+ * peers' sendbufs (mapped once, at creation) into their place in the rank's own dst with 2-D copies, over NVLink,
+ * one stream per peer and lane; the block r keeps is transposed straight into dst meanwhile. A closing barrier:
+ * no rank repacks its sendbuf while another still reads it. The caller's dst needs no IPC handle, and no call
+ * blocks the host. */
+static int execute_pull(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
+                        cudaStream_t stream)
+{
+    const int P = p->nranks, r = p->rank, L = p->lanes;
+    const size_t es = p->es;
+    unsigned char *out = dst;
+    int st = XPOSE_OK;
+    /* Every barrier is queued whatever failed before it, so that no peer waits for ever. */
+    for (int c = 0; c < p->chunks; c++) {
+        if (!st)
+            st = xp_dist_pack(p, src, src_ld, c, stream);
+        if (!st && cudaStreamWaitEvent(p->side, p->packed[c], 0) != cudaSuccess)
+            st = XPOSE_ERR_CUDA;
+        int b = stream_barrier(p, p->side);
+        st = st ? st : b;
+        if (!st && cudaEventRecord(p->arrived[c], p->side) != cudaSuccess)
+            st = XPOSE_ERR_CUDA;
+    }
+    if (!st)
+        st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
+                                     out + p->src_off[r] * es, dst_ld, stream);
+    for (int k = 1; !st && k < P; k++) {
+        int s = (r - k + P) % P; /* at step k every rank reads a different peer */
+        size_t ms = p->src_off[s + 1] - p->src_off[s], at = xp_dist_send_at(p, s, r);
+        for (int c = 0; !st && ms && c < p->chunks; c++) {
+            size_t lo, hi;
+            xp_dist_chunk(p, r, c, &lo, &hi);
+            for (int l = 0; !st && l < L; l++) {
+                size_t a = lo + (hi - lo) * (size_t)l / (size_t)L, z = lo + (hi - lo) * (size_t)(l + 1) / (size_t)L;
+                cudaStream_t cs = p->copy[s * L + l];
+                if (z > a && (cudaStreamWaitEvent(cs, p->arrived[c], 0) != cudaSuccess ||
+                              cudaMemcpy2DAsync(out + (a * dst_ld + p->src_off[s]) * es, dst_ld * es,
+                                                p->peer_send[s] + at + a * ms * es, ms * es, ms * es, z - a,
+                                                cudaMemcpyDeviceToDevice, cs) != cudaSuccess))
+                    st = XPOSE_ERR_CUDA;
+            }
+        }
+    }
+    for (int k = 0; k < P * L; k++)
+        if (k / L != r && (cudaEventRecord(p->copied[k], p->copy[k]) != cudaSuccess ||
+                           cudaStreamWaitEvent(stream, p->copied[k], 0) != cudaSuccess))
+            st = st ? st : XPOSE_ERR_CUDA;
+    (void)cudaGetLastError();
+    int closing = stream_barrier(p, stream);
+    return st ? st : closing;
+}
+
+/* Push (XPOSE_DIST_PEER_PUSH=1, kept for measurements): the peers learn where this rank's dst is each call (an
+ * all-gather and a host wait; every rank returns XPOSE_ERR_POINTER where one has no handle), then after a barrier
+ * (the peers' dst are free) rank r packs its blocks in chunks and a copy engine writes each chunk into its peer's
+ * dst. A closing barrier: every write into this rank's dst is done when the stream passes it. */
+static int execute_push(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
+                        cudaStream_t stream)
+{
+    const int P = p->nranks, r = p->rank, L = p->lanes;
     const size_t es = p->es, m = p->src_off[r + 1] - p->src_off[r];
     peer_info mine, *all = calloc((size_t)P, sizeof *all);
     if (!all)
@@ -172,25 +246,16 @@ int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t sr
     for (int s = 0; !st && s < P; s++)
         if (s != r)
             st = mapping(p, s, &all[s].handle, &base[s]);
-    /* A mapping that failed here while the trial at creation worked: every rank has passed the exchange, so the
-     * others go on into the barriers; this rank must too, or they wait for ever. */
+    /* A mapping that failed here: every rank has passed the exchange, so the others go on into the barriers;
+     * this rank must too, or they wait for ever. */
     int joined = stream_barrier(p, stream);
     if (!st && !joined && cudaEventRecord(p->start, stream) != cudaSuccess)
         st = XPOSE_ERR_CUDA;
-    for (int c = 0; !st && !joined && c < p->chunks; c++) {
-        for (int k = 1; !st && k < P; k++) {
-            int s = (r + k) % P;
-            size_t lo, hi;
-            xp_dist_chunk(p, s, c, &lo, &hi);
-            st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s] + lo, hi - lo,
-                                         p->sendbuf + p->send_at[s] + lo * m * es, m, stream);
-        }
-        if (!st && cudaEventRecord(p->packed[c], stream) != cudaSuccess)
-            st = XPOSE_ERR_CUDA;
-    }
+    for (int c = 0; !st && !joined && c < p->chunks; c++)
+        st = xp_dist_pack(p, src, src_ld, c, stream);
     for (int k = 1; !st && !joined && k < P; k++) {
         int s = (r + k) % P;
-        cudaStream_t cs = p->copy[s];
+        cudaStream_t cs = p->copy[s * L];
         if (cudaStreamWaitEvent(cs, p->start, 0) != cudaSuccess)
             st = XPOSE_ERR_CUDA;
         for (int c = 0; !st && c < p->chunks; c++) {
@@ -207,16 +272,20 @@ int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t sr
     if (!st && !joined)
         st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
                                      (unsigned char *)dst + p->src_off[r] * es, dst_ld, stream);
-    /* The stream waits for every copy stream, whatever failed, so that the barrier covers all that was queued. */
-    for (int k = 1; !joined && k < P; k++) {
-        int s = (r + k) % P;
-        if (cudaEventRecord(p->copied[s], p->copy[s]) != cudaSuccess ||
-            cudaStreamWaitEvent(stream, p->copied[s], 0) != cudaSuccess)
+    for (int k = 0; !joined && k < P * L; k++)
+        if (k / L != r && (cudaEventRecord(p->copied[k], p->copy[k]) != cudaSuccess ||
+                           cudaStreamWaitEvent(stream, p->copied[k], 0) != cudaSuccess))
             st = st ? st : XPOSE_ERR_CUDA;
-    }
     (void)cudaGetLastError();
     int closing = joined ? joined : stream_barrier(p, stream);
     free(base);
     free(all);
     return st ? st : closing;
+}
+
+int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
+                         cudaStream_t stream)
+{
+    return p->push ? execute_push(p, src, src_ld, dst, dst_ld, stream)
+                   : execute_pull(p, src, src_ld, dst, dst_ld, stream);
 }

@@ -76,26 +76,42 @@ static double pair_bytes(size_t rows, size_t cols, size_t es, int nranks)
     return (double)rows * (double)cols * (double)es / ((double)nranks * nranks);
 }
 
+/* The integer in environment variable `name`, clamped to [lo, hi]; def where unset. */
+static int env_int(const char *name, int def, int lo, int hi)
+{
+    const char *v = getenv(name);
+    long k = v ? strtol(v, NULL, 10) : def;
+    return (int)(k < lo ? lo : k > hi ? hi : k);
+}
+
 /* Pipeline steps: chunks of at least 64 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist: chunks"); each
  * step costs a group of NCCL calls or copies. XPOSE_DIST_CHUNKS (1 to XP_DIST_MAX_CHUNKS) overrides it for
  * measurements; the ranks agree on it with the rest. */
 static int pick_chunks(size_t rows, size_t cols, size_t es, int nranks)
 {
-    const char *env = getenv("XPOSE_DIST_CHUNKS");
-    long k = env ? strtol(env, NULL, 10) : 0;
-    if (k <= 0) {
+    long k = env_int("XPOSE_DIST_CHUNKS", 0, 0, XP_DIST_MAX_CHUNKS);
+    if (k == 0) {
         k = (long)(pair_bytes(rows, cols, es, nranks) / (64.0 * 1024 * 1024));
         k = k > 8 ? 8 : k;
     }
     return (int)(k < 1 ? 1 : k > XP_DIST_MAX_CHUNKS ? XP_DIST_MAX_CHUNKS : k);
 }
 
-/* The work buffers and the pipeline's events: the packed blocks for both methods, the landing zone for NCCL, a
- * copy stream per peer for PEER. */
+size_t xp_dist_send_at(const struct xpose_dist_plan_s *p, int s, int t)
+{
+    size_t at = 0, m = p->src_off[s + 1] - p->src_off[s];
+    for (int u = 0; u < t; u++)
+        if (u != s)
+            at += (p->dst_off[u + 1] - p->dst_off[u]) * m * p->es;
+    return at;
+}
+
+/* The work buffers and the pipeline's events: the packed blocks for both methods, the landing zone for NCCL,
+ * `lanes` copy streams per peer for PEER. */
 static int alloc_buffers(struct xpose_dist_plan_s *p)
 {
-    int P = p->nranks, r = p->rank;
-    size_t m = p->src_off[r + 1] - p->src_off[r], n = p->dst_off[r + 1] - p->dst_off[r], st = 0, rt = 0;
+    int P = p->nranks, r = p->rank, L = p->lanes;
+    size_t n = p->dst_off[r + 1] - p->dst_off[r], st = xp_dist_send_at(p, r, P), rt = 0;
     p->send_at = calloc((size_t)P, sizeof *p->send_at);
     p->recv_at = calloc((size_t)P, sizeof *p->recv_at);
     if (!p->send_at || !p->recv_at)
@@ -103,20 +119,20 @@ static int alloc_buffers(struct xpose_dist_plan_s *p)
     for (int s = 0; s < P; s++) {
         if (s == r)
             continue;
-        p->send_at[s] = st;
+        p->send_at[s] = xp_dist_send_at(p, r, s);
         p->recv_at[s] = rt;
-        st += (p->dst_off[s + 1] - p->dst_off[s]) * m * p->es;
         rt += (p->src_off[s + 1] - p->src_off[s]) * n * p->es;
     }
     if (p->method == XPOSE_DIST_PEER) {
         rt = 0;
-        p->copy = calloc((size_t)P, sizeof *p->copy);
-        p->copied = calloc((size_t)P, sizeof *p->copied);
-        if (!p->copy || !p->copied)
+        p->copy = calloc((size_t)P * L, sizeof *p->copy);
+        p->copied = calloc((size_t)P * L, sizeof *p->copied);
+        p->peer_send = calloc((size_t)P, sizeof *p->peer_send);
+        if (!p->copy || !p->copied || !p->peer_send)
             return XPOSE_ERR_NO_MEMORY;
-        for (int s = 0; s < P; s++)
-            if (s != r && (cudaStreamCreateWithFlags(&p->copy[s], cudaStreamNonBlocking) != cudaSuccess ||
-                           cudaEventCreateWithFlags(&p->copied[s], cudaEventDisableTiming) != cudaSuccess))
+        for (int k = 0; k < P * L; k++)
+            if (k / L != r && (cudaStreamCreateWithFlags(&p->copy[k], cudaStreamNonBlocking) != cudaSuccess ||
+                               cudaEventCreateWithFlags(&p->copied[k], cudaEventDisableTiming) != cudaSuccess))
                 return XPOSE_ERR_CUDA;
     }
     if ((st && cudaMalloc((void **)&p->sendbuf, st) != cudaSuccess) ||
@@ -151,14 +167,15 @@ static void plan_free(struct xpose_dist_plan_s *p)
         if (p->arrived[c])
             (void)cudaEventDestroy(p->arrived[c]);
     }
-    for (int s = 0; s < p->nranks; s++) {
-        if (p->copy && p->copy[s])
-            (void)cudaStreamDestroy(p->copy[s]);
-        if (p->copied && p->copied[s])
-            (void)cudaEventDestroy(p->copied[s]);
+    for (int k = 0; k < p->nranks * p->lanes; k++) {
+        if (p->copy && p->copy[k])
+            (void)cudaStreamDestroy(p->copy[k]);
+        if (p->copied && p->copied[k])
+            (void)cudaEventDestroy(p->copied[k]);
     }
     free(p->copy);
     free(p->copied);
+    free(p->peer_send);
     if (p->start)
         (void)cudaEventDestroy(p->start);
     if (p->done)
@@ -208,11 +225,14 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     if (!st)
         st = ss ? ss : sd;
     p->chunks = pick_chunks(rows, cols, es, P);
-    const char *ahead = getenv("XPOSE_DIST_AHEAD"); /* a measurement knob, like XPOSE_DIST_CHUNKS */
-    p->ahead = ahead ? atoi(ahead) : 0;
+    /* Measurement knobs, like XPOSE_DIST_CHUNKS: the packs' lead (NCCL), copy streams per peer, push (PEER). */
+    p->ahead = env_int("XPOSE_DIST_AHEAD", 0, 0, XP_DIST_MAX_CHUNKS);
+    p->lanes = env_int("XPOSE_DIST_LANES", 1, 1, 4);
+    p->push = env_int("XPOSE_DIST_PEER_PUSH", 0, 0, 1);
     /* The arguments every rank must share, hashed; a rank whose own checks failed still joins the all-reduce. */
-    size_t shared[7] = {rows, cols, es, (size_t)method, (size_t)P, (size_t)p->chunks, (size_t)p->ahead};
-    unsigned long long h = hash_words(1469598103934665603ull, shared, 7);
+    size_t shared[9] = {rows,      cols,     es, (size_t)method, (size_t)P, (size_t)p->chunks, (size_t)p->ahead,
+                        (size_t)p->lanes, (size_t)p->push};
+    unsigned long long h = hash_words(1469598103934665603ull, shared, 9);
     h = hash_words(h, p->src_off, (size_t)P + 1);
     h = hash_words(h, p->dst_off, (size_t)P + 1);
     /* The side stream at the highest priority: NCCL's kernels (and the peer copies' waits) take SMs as soon as
@@ -245,6 +265,8 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     p->method = method;
     if (!e)
         e = agree_status(p, alloc_buffers(p));
+    if (!e && method == XPOSE_DIST_PEER)
+        e = agree_status(p, xp_dist_peer_connect(p));
     if (e) {
         plan_free(p);
         return e;
@@ -280,6 +302,23 @@ int xp_dist_local_transpose(const struct xpose_dist_plan_s *p, const void *src, 
         return XPOSE_OK;
     xpose_layout lay = {m, ncols, p->es, src_ld, dst_ld, 0, 0, 0};
     return xpose_transpose_cuda(&lay, (const unsigned char *)src + col0 * p->es, dst, stream);
+}
+
+int xp_dist_pack(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, int c, cudaStream_t stream)
+{
+    const int P = p->nranks, r = p->rank;
+    const size_t m = p->src_off[r + 1] - p->src_off[r];
+    for (int k = 1; k < P; k++) {
+        int s = (r + k) % P;
+        size_t lo, hi;
+        xp_dist_chunk(p, s, c, &lo, &hi);
+        int st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[s] + lo, hi - lo,
+                                         p->sendbuf + p->send_at[s] + lo * m * p->es, m, stream);
+        if (st)
+            return st;
+    }
+    XP_CUDA_TRY(cudaEventRecord(p->packed[c], stream));
+    return XPOSE_OK;
 }
 
 /* Checks that depend on this rank's buffers alone. */
@@ -345,10 +384,13 @@ int xpose_dist_plan_describe(const xpose_dist_plan p, char *buf, size_t size)
     int n = snprintf(buf, buf ? size : 0,
                      "dist %zux%zu e%zu over %d ranks; rank %d: rows %zu..%zu of A, %zu..%zu of A^T; %s", p->rows,
                      p->cols, p->es, p->nranks, r, p->src_off[r], p->src_off[r + 1], p->dst_off[r], p->dst_off[r + 1],
-                     p->method == XPOSE_DIST_PEER ? "peer: pack, copy into the peers' dst (CUDA IPC)"
-                                                  : "nccl: pack, send/recv, place");
+                     p->method != XPOSE_DIST_PEER ? "nccl: pack, send/recv, place"
+                     : p->push                     ? "peer: pack, copy into the peers' dst (CUDA IPC)"
+                                                   : "peer: pack, pull from the peers (CUDA IPC)");
     if (n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " in %d chunks", p->chunks);
+    if (n >= 0 && (size_t)n < size && p->method == XPOSE_DIST_PEER && p->lanes > 1)
+        n += snprintf(buf + n, size - (size_t)n, ", %d copy streams a peer", p->lanes);
     return n;
 }
 

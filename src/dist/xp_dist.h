@@ -29,8 +29,11 @@ struct xpose_dist_plan_s {
     size_t *send_at, *recv_at;        /* each peer's region in sendbuf / recvbuf, bytes */
     cudaStream_t side;                /* NCCL: where the sends and receives queue; PEER: the handles' exchange */
     cudaEvent_t start, done, packed[XP_DIST_MAX_CHUNKS], arrived[XP_DIST_MAX_CHUNKS];
-    cudaStream_t *copy; /* PEER: one stream per rank for the copies into its dst (nranks entries) */
+    cudaStream_t *copy; /* PEER: `lanes` streams per peer for the copies (nranks * lanes entries) */
     cudaEvent_t *copied;
+    int lanes;                /* PEER: copy streams (copy engines) per peer; each chunk's rows split among them */
+    int push;                 /* PEER: 1 copies into the peers' dst (the measurement knob XPOSE_DIST_PEER_PUSH) */
+    unsigned char **peer_send; /* PEER (pull): where this process sees each rank's sendbuf (nranks entries) */
     int ran;                  /* executed at least once: `done` was recorded */
     unsigned long long *flag; /* device: the all-reduce that agrees, and PEER's barriers */
     xp_dist_ipc ipc[XP_DIST_MAX_PEERS];
@@ -45,6 +48,13 @@ static inline void xp_dist_chunk(const struct xpose_dist_plan_s *p, int s, int c
     *hi = n * (size_t)(c + 1) / (size_t)p->chunks;
 }
 
+/* Bytes into rank s's sendbuf where its packed block for rank t starts (the blocks in rank order, s's own left
+ * out). */
+size_t xp_dist_send_at(const struct xpose_dist_plan_s *p, int s, int t);
+/* Packs chunk c of this rank's blocks for every other rank into sendbuf (transposed, contiguous) on stream, and
+ * records packed[c]. */
+int xp_dist_pack(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, int c, cudaStream_t stream);
+
 /* src's rows x cols block starting at column col0, transposed into dst (leading dimension dst_ld), on stream. */
 int xp_dist_local_transpose(const struct xpose_dist_plan_s *p, const void *src, size_t src_ld, size_t col0,
                             size_t ncols, void *dst, size_t dst_ld, cudaStream_t stream);
@@ -55,6 +65,8 @@ int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t sr
                          cudaStream_t stream);
 /* PEER: can every rank map the others' memory? Collective (one all-reduce); 1 yes, 0 no, < 0 a status. */
 int xp_dist_peer_possible(struct xpose_dist_plan_s *p);
+/* PEER: maps every peer's sendbuf into this process (peer_send); collective, at plan creation. 0 or a status. */
+int xp_dist_peer_connect(struct xpose_dist_plan_s *p);
 void xp_dist_peer_release(struct xpose_dist_plan_s *p);
 
 /* A small all-reduce (max) of n 64-bit words on the plan's side stream, waited for: 0 or a status. */
