@@ -48,8 +48,8 @@ for np in ${NPS:-2 4 8}; do
         if [ -s "$OUT/dist.csv" ]; then tail -n +2 "$OUT/one.csv" >> "$OUT/dist.csv"; else cat "$OUT/one.csv" > "$OUT/dist.csv"; fi
     done
 done
-# SWEEP="SET ...": each SET is a comma-separated list of measurement knobs (XPOSE_DIST_CHUNKS=4,XPOSE_DIST_LANES=2,
-# XPOSE_DIST_AHEAD, XPOSE_DIST_PEER_PUSH), run at SIZES for each type in SWEEP_TYPES (default float) and each P in
+# SWEEP="SET ...": each SET is a comma-separated list of measurement knobs (XPOSE_DIST_CHUNKS=4,XPOSE_DIST_AHEAD=2),
+# run at SIZES for each type in SWEEP_TYPES (default float) and each P in
 # NPS; one line per size into sweep.txt: the setting, then each row's ms and % of the faster all-to-all.
 for np in ${NPS:-2 4 8}; do
     [ "$np" -le "$gpus" ] || continue

@@ -6,11 +6,11 @@
 #include <unistd.h>
 #include "xp_dist.h"
 
-/* What each rank tells the others before a run: where its dst lies (the allocation's IPC handle and the offset in
- * it) and its leading dimension; ok = 0 where it has no handle to give. */
+/* What each rank tells the others at plan creation: where its work buffer lies (the allocation's IPC handle and the
+ * offset in it) and on which host; ok = 0 where it has no handle to give. */
 typedef struct peer_info {
     cudaIpcMemHandle_t handle;
-    unsigned long long host, offset, ld, ok;
+    unsigned long long host, offset, ok;
 } peer_info;
 
 static unsigned long long host_hash(void)
@@ -64,38 +64,29 @@ static int exchange(struct xpose_dist_plan_s *p, const peer_info *mine, peer_inf
     return st;
 }
 
-/* Where this process sees rank s's allocation of handle h: a kept mapping, or a new one. */
-static int mapping(struct xpose_dist_plan_s *p, int s, const cudaIpcMemHandle_t *h, unsigned char **base)
+/* Maps the allocation of handle h into this process (kept in the plan until its release): *base. */
+static int mapping(struct xpose_dist_plan_s *p, const cudaIpcMemHandle_t *h, unsigned char **base)
 {
-    for (int i = 0; i < p->nipc; i++)
-        if (p->ipc[i].rank == s && !memcmp(&p->ipc[i].handle, h, sizeof *h)) {
-            *base = p->ipc[i].base;
-            return XPOSE_OK;
-        }
-    if (p->nipc == XP_DIST_MAX_PEERS) /* the table is full: nothing may still write through the old mappings */
-        xp_dist_peer_release(p);
+    if (p->nipc == XP_DIST_MAX_PEERS)
+        return XPOSE_ERR_UNSUPPORTED;
     void *m = NULL;
     if (cudaIpcOpenMemHandle(&m, *h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
         (void)cudaGetLastError();
         return XPOSE_ERR_POINTER;
     }
-    p->ipc[p->nipc].handle = *h;
-    p->ipc[p->nipc].rank = s;
-    p->ipc[p->nipc].base = m;
-    p->nipc++;
+    p->ipc[p->nipc++] = m;
     *base = m;
     return XPOSE_OK;
 }
 
-/* This rank's info for dst, a device buffer (NULL: none to give). */
-static void describe_dst(const void *dst, size_t ld, peer_info *mine)
+/* This rank's info for buf, a device buffer (NULL: none to give). */
+static void describe_buf(const void *buf, peer_info *mine)
 {
     unsigned long long base = 0;
     memset(mine, 0, sizeof *mine);
     mine->host = host_hash();
-    mine->ld = ld;
-    if (dst && !alloc_base(dst, &base) && cudaIpcGetMemHandle(&mine->handle, (void *)(uintptr_t)base) == cudaSuccess) {
-        mine->offset = (unsigned long long)(uintptr_t)dst - base;
+    if (buf && !alloc_base(buf, &base) && cudaIpcGetMemHandle(&mine->handle, (void *)(uintptr_t)base) == cudaSuccess) {
+        mine->offset = (unsigned long long)(uintptr_t)buf - base;
         mine->ok = 1;
     }
     (void)cudaGetLastError();
@@ -111,11 +102,11 @@ int xp_dist_peer_possible(struct xpose_dist_plan_s *p)
         return XPOSE_ERR_NO_MEMORY;
     if (cudaMalloc(&probe, 256) != cudaSuccess)
         probe = NULL;
-    describe_dst(probe, 0, &mine);
+    describe_buf(probe, &mine);
     int st = exchange(p, &mine, all), ok = !st;
     for (int s = 0; ok && s < p->nranks; s++) {
         unsigned char *b;
-        ok = all[s].ok && all[s].host == mine.host && (s == p->rank || !mapping(p, s, &all[s].handle, &b));
+        ok = all[s].ok && all[s].host == mine.host && (s == p->rank || !mapping(p, &all[s].handle, &b));
     }
     xp_dist_peer_release(p);
     (void)cudaFree(probe);
@@ -134,7 +125,7 @@ void xp_dist_peer_release(struct xpose_dist_plan_s *p)
         return;
     (void)cudaDeviceSynchronize();
     for (int i = 0; i < p->nipc; i++)
-        (void)cudaIpcCloseMemHandle(p->ipc[i].base);
+        (void)cudaIpcCloseMemHandle(p->ipc[i]);
     (void)cudaGetLastError();
     p->nipc = 0;
 }
@@ -153,7 +144,7 @@ int xp_dist_peer_connect(struct xpose_dist_plan_s *p)
     peer_info mine, *all = calloc((size_t)P, sizeof *all);
     if (!all)
         return XPOSE_ERR_NO_MEMORY;
-    describe_dst(p->sendbuf, 0, &mine);
+    describe_buf(p->sendbuf, &mine);
     mine.ok |= !p->sendbuf; /* nothing to send: no handle needed */
     int st = exchange(p, &mine, all);
     size_t n = p->dst_off[r + 1] - p->dst_off[r];
@@ -163,23 +154,23 @@ int xp_dist_peer_connect(struct xpose_dist_plan_s *p)
             continue; /* nothing to pull from s */
         if (!all[s].ok || all[s].host != mine.host)
             st = XPOSE_ERR_UNSUPPORTED;
-        else
-            st = mapping(p, s, &all[s].handle, &p->peer_send[s]);
+        else if (!(st = mapping(p, &all[s].handle, &p->peer_send[s])))
+            p->peer_send[s] += all[s].offset;
     }
     free(all);
     return st;
 }
 
-/* Pull, the default. Rank r packs chunk c of its blocks for every rank into its own sendbuf, then a barrier on
+/* Rank r packs chunk c of its blocks for every rank into its own sendbuf, then a barrier on
  * the side stream (every rank has packed chunk c), then each rank's copy engines pull their blocks from the
  * peers' sendbufs (mapped once, at creation) into their place in the rank's own dst with 2-D copies, over NVLink,
- * one stream per peer and lane; the block r keeps is transposed straight into dst meanwhile. A closing barrier:
+ * one stream per peer; the block r keeps is transposed straight into dst meanwhile. A closing barrier:
  * no rank repacks its sendbuf while another still reads it. The caller's dst needs no IPC handle, and no call
  * blocks the host. */
-static int execute_pull(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
-                        cudaStream_t stream)
+int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
+                         cudaStream_t stream)
 {
-    const int P = p->nranks, r = p->rank, L = p->lanes;
+    const int P = p->nranks, r = p->rank;
     const size_t es = p->es;
     unsigned char *out = dst;
     int st = XPOSE_OK;
@@ -203,89 +194,19 @@ static int execute_pull(struct xpose_dist_plan_s *p, const void *src, size_t src
         for (int c = 0; !st && ms && c < p->chunks; c++) {
             size_t lo, hi;
             xp_dist_chunk(p, r, c, &lo, &hi);
-            for (int l = 0; !st && l < L; l++) {
-                size_t a = lo + (hi - lo) * (size_t)l / (size_t)L, z = lo + (hi - lo) * (size_t)(l + 1) / (size_t)L;
-                cudaStream_t cs = p->copy[s * L + l];
-                if (z > a && (cudaStreamWaitEvent(cs, p->arrived[c], 0) != cudaSuccess ||
-                              cudaMemcpy2DAsync(out + (a * dst_ld + p->src_off[s]) * es, dst_ld * es,
-                                                p->peer_send[s] + at + a * ms * es, ms * es, ms * es, z - a,
-                                                cudaMemcpyDeviceToDevice, cs) != cudaSuccess))
-                    st = XPOSE_ERR_CUDA;
-            }
+            if (hi > lo && (cudaStreamWaitEvent(p->copy[s], p->arrived[c], 0) != cudaSuccess ||
+                            cudaMemcpy2DAsync(out + (lo * dst_ld + p->src_off[s]) * es, dst_ld * es,
+                                              p->peer_send[s] + at + lo * ms * es, ms * es, ms * es, hi - lo,
+                                              cudaMemcpyDeviceToDevice, p->copy[s]) != cudaSuccess))
+                st = XPOSE_ERR_CUDA;
         }
     }
-    for (int k = 0; k < P * L; k++)
-        if (k / L != r && (cudaEventRecord(p->copied[k], p->copy[k]) != cudaSuccess ||
-                           cudaStreamWaitEvent(stream, p->copied[k], 0) != cudaSuccess))
+    for (int s = 0; s < P; s++)
+        if (s != r && (cudaEventRecord(p->copied[s], p->copy[s]) != cudaSuccess ||
+                       cudaStreamWaitEvent(stream, p->copied[s], 0) != cudaSuccess))
             st = st ? st : XPOSE_ERR_CUDA;
     (void)cudaGetLastError();
     int closing = stream_barrier(p, stream);
     return st ? st : closing;
 }
 
-/* Push (XPOSE_DIST_PEER_PUSH=1, kept for measurements): the peers learn where this rank's dst is each call (an
- * all-gather and a host wait; every rank returns XPOSE_ERR_POINTER where one has no handle), then after a barrier
- * (the peers' dst are free) rank r packs its blocks in chunks and a copy engine writes each chunk into its peer's
- * dst. A closing barrier: every write into this rank's dst is done when the stream passes it. */
-static int execute_push(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
-                        cudaStream_t stream)
-{
-    const int P = p->nranks, r = p->rank, L = p->lanes;
-    const size_t es = p->es, m = p->src_off[r + 1] - p->src_off[r];
-    peer_info mine, *all = calloc((size_t)P, sizeof *all);
-    if (!all)
-        return XPOSE_ERR_NO_MEMORY;
-    describe_dst(dst, dst_ld, &mine);
-    int st = exchange(p, &mine, all);
-    for (int s = 0; !st && s < P; s++)
-        if (!all[s].ok)
-            st = XPOSE_ERR_POINTER;
-    unsigned char **base = calloc((size_t)P, sizeof *base);
-    if (!st && !base)
-        st = XPOSE_ERR_NO_MEMORY;
-    for (int s = 0; !st && s < P; s++)
-        if (s != r)
-            st = mapping(p, s, &all[s].handle, &base[s]);
-    /* A mapping that failed here: every rank has passed the exchange, so the others go on into the barriers;
-     * this rank must too, or they wait for ever. */
-    int joined = stream_barrier(p, stream);
-    if (!st && !joined && cudaEventRecord(p->start, stream) != cudaSuccess)
-        st = XPOSE_ERR_CUDA;
-    for (int c = 0; !st && !joined && c < p->chunks; c++)
-        st = xp_dist_pack(p, src, src_ld, c, stream);
-    for (int k = 1; !st && !joined && k < P; k++) {
-        int s = (r + k) % P;
-        cudaStream_t cs = p->copy[s * L];
-        if (cudaStreamWaitEvent(cs, p->start, 0) != cudaSuccess)
-            st = XPOSE_ERR_CUDA;
-        for (int c = 0; !st && c < p->chunks; c++) {
-            size_t lo, hi, ld = all[s].ld;
-            xp_dist_chunk(p, s, c, &lo, &hi);
-            if (cudaStreamWaitEvent(cs, p->packed[c], 0) != cudaSuccess ||
-                (hi > lo && m &&
-                 cudaMemcpy2DAsync(base[s] + all[s].offset + (lo * ld + p->src_off[r]) * es, ld * es,
-                                   p->sendbuf + p->send_at[s] + lo * m * es, m * es, m * es, hi - lo,
-                                   cudaMemcpyDeviceToDevice, cs) != cudaSuccess))
-                st = XPOSE_ERR_CUDA;
-        }
-    }
-    if (!st && !joined)
-        st = xp_dist_local_transpose(p, src, src_ld, p->dst_off[r], p->dst_off[r + 1] - p->dst_off[r],
-                                     (unsigned char *)dst + p->src_off[r] * es, dst_ld, stream);
-    for (int k = 0; !joined && k < P * L; k++)
-        if (k / L != r && (cudaEventRecord(p->copied[k], p->copy[k]) != cudaSuccess ||
-                           cudaStreamWaitEvent(stream, p->copied[k], 0) != cudaSuccess))
-            st = st ? st : XPOSE_ERR_CUDA;
-    (void)cudaGetLastError();
-    int closing = joined ? joined : stream_barrier(p, stream);
-    free(base);
-    free(all);
-    return st ? st : closing;
-}
-
-int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
-                         cudaStream_t stream)
-{
-    return p->push ? execute_push(p, src, src_ld, dst, dst_ld, stream)
-                   : execute_pull(p, src, src_ld, dst, dst_ld, stream);
-}

@@ -107,10 +107,10 @@ size_t xp_dist_send_at(const struct xpose_dist_plan_s *p, int s, int t)
 }
 
 /* The work buffers and the pipeline's events: the packed blocks for both methods, the landing zone for NCCL,
- * `lanes` copy streams per peer for PEER. */
+ * a copy stream per peer for PEER. */
 static int alloc_buffers(struct xpose_dist_plan_s *p)
 {
-    int P = p->nranks, r = p->rank, L = p->lanes;
+    int P = p->nranks, r = p->rank;
     size_t n = p->dst_off[r + 1] - p->dst_off[r], st = xp_dist_send_at(p, r, P), rt = 0;
     p->send_at = calloc((size_t)P, sizeof *p->send_at);
     p->recv_at = calloc((size_t)P, sizeof *p->recv_at);
@@ -125,14 +125,14 @@ static int alloc_buffers(struct xpose_dist_plan_s *p)
     }
     if (p->method == XPOSE_DIST_PEER) {
         rt = 0;
-        p->copy = calloc((size_t)P * L, sizeof *p->copy);
-        p->copied = calloc((size_t)P * L, sizeof *p->copied);
+        p->copy = calloc((size_t)P, sizeof *p->copy);
+        p->copied = calloc((size_t)P, sizeof *p->copied);
         p->peer_send = calloc((size_t)P, sizeof *p->peer_send);
         if (!p->copy || !p->copied || !p->peer_send)
             return XPOSE_ERR_NO_MEMORY;
-        for (int k = 0; k < P * L; k++)
-            if (k / L != r && (cudaStreamCreateWithFlags(&p->copy[k], cudaStreamNonBlocking) != cudaSuccess ||
-                               cudaEventCreateWithFlags(&p->copied[k], cudaEventDisableTiming) != cudaSuccess))
+        for (int s = 0; s < P; s++)
+            if (s != r && (cudaStreamCreateWithFlags(&p->copy[s], cudaStreamNonBlocking) != cudaSuccess ||
+                           cudaEventCreateWithFlags(&p->copied[s], cudaEventDisableTiming) != cudaSuccess))
                 return XPOSE_ERR_CUDA;
     }
     if ((st && cudaMalloc((void **)&p->sendbuf, st) != cudaSuccess) ||
@@ -167,7 +167,7 @@ static void plan_free(struct xpose_dist_plan_s *p)
         if (p->arrived[c])
             (void)cudaEventDestroy(p->arrived[c]);
     }
-    for (int k = 0; k < p->nranks * p->lanes; k++) {
+    for (int k = 0; k < p->nranks; k++) {
         if (p->copy && p->copy[k])
             (void)cudaStreamDestroy(p->copy[k]);
         if (p->copied && p->copied[k])
@@ -225,14 +225,10 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     if (!st)
         st = ss ? ss : sd;
     p->chunks = pick_chunks(rows, cols, es, P);
-    /* Measurement knobs, like XPOSE_DIST_CHUNKS: the packs' lead (NCCL), copy streams per peer, push (PEER). */
-    p->ahead = env_int("XPOSE_DIST_AHEAD", 0, 0, XP_DIST_MAX_CHUNKS);
-    p->lanes = env_int("XPOSE_DIST_LANES", 1, 1, 4);
-    p->push = env_int("XPOSE_DIST_PEER_PUSH", 0, 0, 1);
+    p->ahead = env_int("XPOSE_DIST_AHEAD", 0, 0, XP_DIST_MAX_CHUNKS); /* a measurement knob, like the chunks */
     /* The arguments every rank must share, hashed; a rank whose own checks failed still joins the all-reduce. */
-    size_t shared[9] = {rows,      cols,     es, (size_t)method, (size_t)P, (size_t)p->chunks, (size_t)p->ahead,
-                        (size_t)p->lanes, (size_t)p->push};
-    unsigned long long h = hash_words(1469598103934665603ull, shared, 9);
+    size_t shared[7] = {rows, cols, es, (size_t)method, (size_t)P, (size_t)p->chunks, (size_t)p->ahead};
+    unsigned long long h = hash_words(1469598103934665603ull, shared, 7);
     h = hash_words(h, p->src_off, (size_t)P + 1);
     h = hash_words(h, p->dst_off, (size_t)P + 1);
     /* The side stream at the highest priority: NCCL's kernels (and the peer copies' waits) take SMs as soon as
@@ -252,10 +248,9 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     int e = xp_dist_allreduce_max(p, w, 3);
     if (!e)
         e = w[0] != ~w[1] ? XPOSE_ERR_MISMATCH : -(int)w[2];
-    /* AUTO: PEER on 2 GPUs above 64 MiB a pair, else NCCL: below that the peer method's exchange and barriers
-     * cost more than its copy engines save, and on 4 H200s its concurrent copies to 3 peers ran at 0.41-0.60 of
-     * NCCL's all-to-all against 0.64-0.71 for the NCCL method (docs/tuning.md, "dist: method"). */
-    if (method == XPOSE_DIST_AUTO && (P != 2 || pair_bytes(rows, cols, es, P) <= 64.0 * 1024 * 1024))
+    /* AUTO: PEER on 2 GPUs from 4 MiB a pair, else NCCL: below that its barriers cost more than its copy engines
+     * save, and on more GPUs only the NCCL method has been measured against it (docs/tuning.md, "dist: method"). */
+    if (method == XPOSE_DIST_AUTO && (P != 2 || pair_bytes(rows, cols, es, P) < 4.0 * 1024 * 1024))
         method = XPOSE_DIST_NCCL;
     if (!e && method != XPOSE_DIST_NCCL) {
         int ok = xp_dist_peer_possible(p); /* collective; the same answer everywhere */
@@ -384,13 +379,10 @@ int xpose_dist_plan_describe(const xpose_dist_plan p, char *buf, size_t size)
     int n = snprintf(buf, buf ? size : 0,
                      "dist %zux%zu e%zu over %d ranks; rank %d: rows %zu..%zu of A, %zu..%zu of A^T; %s", p->rows,
                      p->cols, p->es, p->nranks, r, p->src_off[r], p->src_off[r + 1], p->dst_off[r], p->dst_off[r + 1],
-                     p->method != XPOSE_DIST_PEER ? "nccl: pack, send/recv, place"
-                     : p->push                     ? "peer: pack, copy into the peers' dst (CUDA IPC)"
-                                                   : "peer: pack, pull from the peers (CUDA IPC)");
+                     p->method == XPOSE_DIST_PEER ? "peer: pack, pull from the peers (CUDA IPC copies)"
+                                                  : "nccl: pack, send/recv, place");
     if (n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " in %d chunks", p->chunks);
-    if (n >= 0 && (size_t)n < size && p->method == XPOSE_DIST_PEER && p->lanes > 1)
-        n += snprintf(buf + n, size - (size_t)n, ", %d copy streams a peer", p->lanes);
     return n;
 }
 

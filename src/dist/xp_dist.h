@@ -8,14 +8,7 @@
 #include "xpose_dist.h"
 
 #define XP_DIST_MAX_CHUNKS 16
-#define XP_DIST_MAX_PEERS 64 /* IPC mappings a peer plan keeps (dist_peer.c) */
-
-/* One mapping of a peer's allocation into this process (CUDA IPC), kept between executions. */
-typedef struct xp_dist_ipc {
-    cudaIpcMemHandle_t handle;
-    int rank;
-    void *base; /* where this process sees the peer's allocation */
-} xp_dist_ipc;
+#define XP_DIST_MAX_PEERS 64 /* ranks a peer plan maps (dist_peer.c) */
 
 struct xpose_dist_plan_s {
     ncclComm_t comm;
@@ -29,14 +22,12 @@ struct xpose_dist_plan_s {
     size_t *send_at, *recv_at;        /* each peer's region in sendbuf / recvbuf, bytes */
     cudaStream_t side;                /* NCCL: where the sends and receives queue; PEER: the handles' exchange */
     cudaEvent_t start, done, packed[XP_DIST_MAX_CHUNKS], arrived[XP_DIST_MAX_CHUNKS];
-    cudaStream_t *copy; /* PEER: `lanes` streams per peer for the copies (nranks * lanes entries) */
+    cudaStream_t *copy; /* PEER: one stream per peer for the copies from it (nranks entries) */
     cudaEvent_t *copied;
-    int lanes;                /* PEER: copy streams (copy engines) per peer; each chunk's rows split among them */
-    int push;                 /* PEER: 1 copies into the peers' dst (the measurement knob XPOSE_DIST_PEER_PUSH) */
-    unsigned char **peer_send; /* PEER (pull): where this process sees each rank's sendbuf (nranks entries) */
+    unsigned char **peer_send; /* PEER: where this process sees each rank's sendbuf (nranks entries) */
     int ran;                  /* executed at least once: `done` was recorded */
     unsigned long long *flag; /* device: the all-reduce that agrees, and PEER's barriers */
-    xp_dist_ipc ipc[XP_DIST_MAX_PEERS];
+    void *ipc[XP_DIST_MAX_PEERS]; /* PEER: the peers' allocations mapped into this process (CUDA IPC) */
     int nipc;
 };
 
