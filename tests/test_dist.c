@@ -175,7 +175,7 @@ int main(void)
         run(&(dcase){513, 771, 1, NULL, NULL, 3, 5, me, 0, 2, 0});     /* padded rows both sides */
         run(&(dcase){5, 3, 16, NULL, NULL, 1, 2, me, 0, 1, 0});        /* fewer rows than some ranks */
         run(&(dcase){4096, 3000, 4, NULL, NULL, 0, 0, me, 0, 2, 0});   /* several pipeline chunks */
-        run(&(dcase){700, 900, 8, NULL, NULL, 0, 1, me, 0, 2, 1});  /* dst from a memory pool */
+        run(&(dcase){700, 900, 8, NULL, NULL, 0, 1, me, 0, 2, 1});     /* dst from a memory pool */
     }
     run(&(dcase){777, 555, 4, NULL, NULL, 0, 7, XPOSE_DIST_AUTO, 1, 2, 0});
     run(&(dcase){1000, 999, 2, uneven, uneven_t, 2, 0, XPOSE_DIST_AUTO, 1, 1, 0});

@@ -16,12 +16,9 @@ typedef struct peer_info {
 static unsigned long long host_hash(void)
 {
     char name[256] = {0};
-    unsigned long long h = 1469598103934665603ull;
     if (gethostname(name, sizeof name - 1) != 0)
         return 0;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    return h;
+    return xp_dist_hash(XP_DIST_HASH0, name, strlen(name));
 }
 
 /* cuMemGetAddressRange through the runtime, so that libxpose_dist needs no libcuda at link time. */
@@ -209,4 +206,3 @@ int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t sr
     int closing = stream_barrier(p, stream);
     return st ? st : closing;
 }
-

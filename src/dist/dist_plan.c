@@ -26,18 +26,23 @@ static void dev_leave(const dev_guard *g)
         (void)cudaSetDevice(g->prev);
 }
 
-/* FNV-1a over 64-bit words: equal arguments give equal hashes; a collision between different ones would need
- * 2^64 luck, and then the call would proceed as the plan of rank 0's arguments would. */
-static unsigned long long hash_words(unsigned long long h, const size_t *w, size_t n)
+unsigned long long xp_dist_hash(unsigned long long h, const void *bytes, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long v = (unsigned long long)w[i];
-        for (int b = 0; b < 8; b++) {
-            h ^= (v >> (8 * b)) & 0xffu;
-            h *= 1099511628211ull;
-        }
-    }
+    const unsigned char *c = bytes;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
     return h;
+}
+
+/* Opens a call on comm's GPU: 0 or a status (with g untouched). */
+static int comm_enter(struct ncclComm *comm, dev_guard *g)
+{
+    int dev = 0;
+    if (!comm)
+        return XPOSE_ERR_NULL;
+    if (ncclCommCuDevice(comm, &dev) != ncclSuccess)
+        return XPOSE_ERR_COMM;
+    return dev_enter(g, dev);
 }
 
 /* counts (or NULL: NumPy's array_split of total) into the nranks + 1 prefix sums off; a bad split is a status. */
@@ -228,9 +233,9 @@ static int plan_make(xpose_dist_plan *plan, struct ncclComm *comm, size_t rows, 
     p->ahead = env_int("XPOSE_DIST_AHEAD", 0, 0, XP_DIST_MAX_CHUNKS); /* a measurement knob, like the chunks */
     /* The arguments every rank must share, hashed; a rank whose own checks failed still joins the all-reduce. */
     size_t shared[7] = {rows, cols, es, (size_t)method, (size_t)P, (size_t)p->chunks, (size_t)p->ahead};
-    unsigned long long h = hash_words(1469598103934665603ull, shared, 7);
-    h = hash_words(h, p->src_off, (size_t)P + 1);
-    h = hash_words(h, p->dst_off, (size_t)P + 1);
+    unsigned long long h = xp_dist_hash(XP_DIST_HASH0, shared, sizeof shared);
+    h = xp_dist_hash(h, p->src_off, ((size_t)P + 1) * sizeof *p->src_off);
+    h = xp_dist_hash(h, p->dst_off, ((size_t)P + 1) * sizeof *p->dst_off);
     /* The side stream at the highest priority: NCCL's kernels (and the peer copies' waits) take SMs as soon as
      * any frees, rather than after every queued pack. */
     int lo_prio = 0, hi_prio = 0;
@@ -276,15 +281,11 @@ int xpose_dist_plan_create(xpose_dist_plan *plan, struct ncclComm *comm, size_t 
     if (!plan)
         return XPOSE_ERR_NULL;
     *plan = NULL;
-    if (!comm)
-        return XPOSE_ERR_NULL;
-    int dev = 0;
-    if (ncclCommCuDevice(comm, &dev) != ncclSuccess)
-        return XPOSE_ERR_COMM;
     dev_guard g;
-    int st = dev_enter(&g, dev);
-    if (!st)
-        st = plan_make(plan, comm, rows, cols, elem_size, src_rows, dst_rows, method, XPOSE_OK);
+    int st = comm_enter(comm, &g);
+    if (st)
+        return st;
+    st = plan_make(plan, comm, rows, cols, elem_size, src_rows, dst_rows, method, XPOSE_OK);
     dev_leave(&g);
     return st;
 }
@@ -400,31 +401,26 @@ int xpose_dist_transpose(struct ncclComm *comm, size_t rows, size_t cols, size_t
                          const void *src, size_t src_ld, const size_t *dst_rows, void *dst, size_t dst_ld,
                          cudaStream_t stream)
 {
-    if (!comm)
-        return XPOSE_ERR_NULL;
-    int dev = 0;
-    if (ncclCommCuDevice(comm, &dev) != ncclSuccess)
-        return XPOSE_ERR_COMM;
     dev_guard g;
-    int st = dev_enter(&g, dev);
+    int st = comm_enter(comm, &g);
+    if (st)
+        return st;
     xpose_dist_plan p = NULL;
-    if (!st) {
-        /* The buffers' checks need the splits; a bad split is caught again, and agreed on, inside plan_make. */
-        struct xpose_dist_plan_s probe = {.rows = rows, .cols = cols, .es = elem_size ? elem_size : 1};
-        int P = 0, r = 0, local = XPOSE_OK;
-        if (ncclCommCount(comm, &P) != ncclSuccess || ncclCommUserRank(comm, &r) != ncclSuccess)
-            local = XPOSE_ERR_COMM;
-        size_t *all_s = calloc((size_t)P + 1, sizeof *all_s), *all_d = calloc((size_t)P + 1, sizeof *all_d);
-        if (!local && (!all_s || !all_d))
-            local = XPOSE_ERR_NO_MEMORY;
-        if (!local && !split(src_rows, rows, P, all_s) && !split(dst_rows, cols, P, all_d)) {
-            probe.src_off = all_s, probe.dst_off = all_d, probe.rank = r;
-            local = local_checks(&probe, src, &src_ld, dst, &dst_ld);
-        }
-        free(all_s);
-        free(all_d);
-        st = plan_make(&p, comm, rows, cols, elem_size, src_rows, dst_rows, XPOSE_DIST_AUTO, local);
+    /* The buffers' checks need the splits; a bad split is caught again, and agreed on, inside plan_make. */
+    struct xpose_dist_plan_s probe = {.rows = rows, .cols = cols, .es = elem_size ? elem_size : 1};
+    int P = 0, r = 0, local = XPOSE_OK;
+    if (ncclCommCount(comm, &P) != ncclSuccess || ncclCommUserRank(comm, &r) != ncclSuccess)
+        local = XPOSE_ERR_COMM;
+    size_t *all_s = calloc((size_t)P + 1, sizeof *all_s), *all_d = calloc((size_t)P + 1, sizeof *all_d);
+    if (!local && (!all_s || !all_d))
+        local = XPOSE_ERR_NO_MEMORY;
+    if (!local && !split(src_rows, rows, P, all_s) && !split(dst_rows, cols, P, all_d)) {
+        probe.src_off = all_s, probe.dst_off = all_d, probe.rank = r;
+        local = local_checks(&probe, src, &src_ld, dst, &dst_ld);
     }
+    free(all_s);
+    free(all_d);
+    st = plan_make(&p, comm, rows, cols, elem_size, src_rows, dst_rows, XPOSE_DIST_AUTO, local);
     dev_leave(&g);
     if (!st)
         st = xpose_dist_execute(p, src, src_ld, dst, dst_ld, stream);

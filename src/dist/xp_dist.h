@@ -24,9 +24,9 @@ struct xpose_dist_plan_s {
     cudaEvent_t start, done, packed[XP_DIST_MAX_CHUNKS], arrived[XP_DIST_MAX_CHUNKS];
     cudaStream_t *copy; /* PEER: one stream per peer for the copies from it (nranks entries) */
     cudaEvent_t *copied;
-    unsigned char **peer_send; /* PEER: where this process sees each rank's sendbuf (nranks entries) */
-    int ran;                  /* executed at least once: `done` was recorded */
-    unsigned long long *flag; /* device: the all-reduce that agrees, and PEER's barriers */
+    unsigned char **peer_send;    /* PEER: where this process sees each rank's sendbuf (nranks entries) */
+    int ran;                      /* executed at least once: `done` was recorded */
+    unsigned long long *flag;     /* device: the all-reduce that agrees, and PEER's barriers */
     void *ipc[XP_DIST_MAX_PEERS]; /* PEER: the peers' allocations mapped into this process (CUDA IPC) */
     int nipc;
 };
@@ -38,6 +38,11 @@ static inline void xp_dist_chunk(const struct xpose_dist_plan_s *p, int s, int c
     *lo = n * (size_t)c / (size_t)p->chunks;
     *hi = n * (size_t)(c + 1) / (size_t)p->chunks;
 }
+
+/* FNV-1a: the ranks' agreement hashes their arguments, and the peer method the host names. Equal inputs give equal
+ * hashes; a collision between different ones would need 2^64 luck. */
+#define XP_DIST_HASH0 1469598103934665603ull
+unsigned long long xp_dist_hash(unsigned long long h, const void *bytes, size_t n);
 
 /* Bytes into rank s's sendbuf where its packed block for rank t starts (the blocks in rank order, s's own left
  * out). */
