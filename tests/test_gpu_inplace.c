@@ -17,13 +17,16 @@ typedef struct ip_case {
 } ip_case;
 
 /* Squares, gcd 1 and > 1, vectors, primes, odd sizes (unaligned rows), batches, and groups past one block's shared
- * memory: long rows (a cluster per row) and tall strips (a cluster per strip). */
+ * memory: long rows (a cluster per row) and tall strips (a cluster per strip). Squares of rows on 16 bytes take the
+ * vector tiles: whole (128, 256 x 5, 1024), cut by the edges (16, 400 x 3, 1008, 2064, and 64 x 7 for bytes); the
+ * byte tiles' pairs of tile columns end in a half pair (16, 64 x 7, 128, 2064) or a whole one (256 x 5, 400 x 3,
+ * 1008). */
 static const ip_case cases[] = {
-    {1, 1, 1},      {2, 2, 1},       {3, 3, 1},       {65, 65, 1},     {128, 128, 1},   {1000, 1000, 1},
-    {2, 3, 1},      {3, 2, 1},       {7, 11, 1},      {13, 8, 1},      {12, 18, 1},     {100, 250, 1},
-    {250, 100, 1},  {1, 1000, 1},    {1000, 1, 1},    {101, 103, 1},   {997, 13, 1},    {13, 997, 1},
-    {512, 1536, 1}, {1021, 509, 1},  {33, 17, 5},     {64, 64, 7},     {300, 500, 3},   {40, 40000, 1},
-    {40001, 41, 1}, {4000, 4003, 1}, {6000, 6144, 1}, {5003, 4999, 1}, {3000, 3000, 2},
+    {1, 1, 1},       {2, 2, 1},     {3, 3, 1},      {65, 65, 1},    {128, 128, 1},   {1000, 1000, 1}, {2, 3, 1},
+    {3, 2, 1},       {7, 11, 1},    {13, 8, 1},     {12, 18, 1},    {100, 250, 1},   {250, 100, 1},   {1, 1000, 1},
+    {1000, 1, 1},    {101, 103, 1}, {997, 13, 1},   {13, 997, 1},   {512, 1536, 1},  {1021, 509, 1},  {33, 17, 5},
+    {64, 64, 7},     {300, 500, 3}, {40, 40000, 1}, {40001, 41, 1}, {4000, 4003, 1}, {6000, 6144, 1}, {5003, 4999, 1},
+    {3000, 3000, 2}, {16, 16, 1},   {400, 400, 3},  {256, 256, 5},  {1008, 1008, 1}, {2064, 2064, 1},
 };
 
 /* Runs `id` (NULL: the production entry point) on the cases' matrices in device memory, with a workspace of its own,
@@ -157,7 +160,8 @@ static void bad_input(void)
 }
 
 /* More than 2^31 elements, bytes: every index past 32 bits. The reference is a direct loop (the byte-wise one would
- * take minutes); only the rectangle is checked in full, the square where memory allows. */
+ * take minutes); only the rectangle is checked in full, the squares (odd rows: element-wise tiles; rows on 16 bytes:
+ * vector tiles) where memory allows. */
 static void huge(const char *id, size_t rows, size_t cols)
 {
     const size_t n = rows * cols;
@@ -195,7 +199,8 @@ int main(int argc, char **argv)
     }
     if (with_huge) {
         huge("inplace-rect", 46341, 46345);
-        huge("inplace-square", 46341, 46341);
+        huge("inplace-square", 46341, 46341); /* element-wise tiles */
+        huge("inplace-square", 46352, 46352); /* vector tiles */
     }
     return t_finish("test_gpu_inplace");
 }

@@ -2,15 +2,152 @@
  * by the passes of xp_inplace_math.h, each group of a pass (a row, or a strip of columns) held whole in the shared
  * memory of one block or of a thread-block cluster while it is permuted. */
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 #include "../core/xp_inplace_math.h"
-#include "xp_cuda_util.cuh"
+#include "fast_tile.cuh"
 
 namespace cg = cooperative_groups;
 
 /* ---- square: tile pairs ------------------------------------------------------------------------------------------ */
 
-/* Tiles of T x T elements, stored in shared memory as T rows of NV accesses of type V (8 or 16 bytes, or one element
- * where the rows are not aligned to them); a thread moves KV x KV blocks (KV elements a V), transposed in registers. */
+/* Tile pair k = J (J + 1) / 2 + I, I <= J: tiles (I, J) and (J, I). */
+__device__ __forceinline__ void sq_pair(unsigned long long k, unsigned long long *I, unsigned long long *J)
+{
+    unsigned long long j = (unsigned long long)((sqrt(8.0 * (double)k + 1.0) - 1.0) / 2.0);
+    while (j * (j + 1) / 2 > k)
+        j--;
+    while ((j + 1) * (j + 2) / 2 <= k)
+        j++;
+    *J = j;
+    *I = k - j * (j + 1) / 2;
+}
+
+/* Rows aligned to 16 bytes: the production transpose's vector tiles (fast_tile.cuh). */
+struct SqArgs {
+    char *data;
+    size_t n, member;                /* elements a side, bytes a matrix */
+    unsigned long long units, total; /* units of work a matrix, in the batch */
+    unsigned walks;                  /* the units taken from this many parts of the order in turn */
+};
+
+/* Unit k of a matrix's `units` in the order of `walks` walks: consecutive blocks take units from parts of the order
+ * units / walks apart (the units past walks x (units / walks) stay in place). */
+__device__ __forceinline__ unsigned long long sq_walk(unsigned long long k, unsigned long long units, unsigned walks)
+{
+    const unsigned long long q = units / walks;
+    return walks < 2 || k >= q * walks ? k : k % walks * q + k / walks;
+}
+
+/* The h x w part of tile G at src straight into shared memory in VecTile's layout (chunk_at), by cp.async: no
+ * registers hold the loads, which lets byte units run 3 blocks a multiprocessor where register loads allow 2. */
+template <class G>
+__device__ __forceinline__ void sq_load_async(unsigned char *sm, const char *src, size_t ld, unsigned h, unsigned w)
+{
+#pragma unroll
+    for (int it = 0; it < G::LOADS; it++) {
+        const unsigned q = threadIdx.x + it * FAST_THREADS, row = q / G::NCH, ch = q % G::NCH;
+        if (row < h && ch * 16 < w * G::ES)
+            __pipeline_memcpy_async(sm + chunk_at<G>(row, ch), src + (size_t)row * ld + ch * 16, 16);
+    }
+}
+
+/* Swaps the h x w tile at a (of GA's TR x TC) and its mirror, the w x h tile at b (GB's TC x TR), across the
+ * diagonal: both loaded, every load in flight (in registers, or with ASYNC by cp.async), then each stored transposed
+ * into the other's place by the byte-permute gathers; a == b: a diagonal tile onto itself. Rows of whole 16-byte
+ * vectors (h and w multiples of one); the shared memory past an edge tile's part is never stored. */
+template <class GA, class GB, bool ASYNC> __device__ __forceinline__ void
+sq_swap(char *a, char *b, size_t ld, unsigned h, unsigned w, const char *end, unsigned char *sm)
+{
+    enum { ES = GA::ES };
+    const bool two = a != b, whole = h == GA::TR && w == GA::TC;
+    unsigned char *sb = sm + GA::TR * GA::RB;
+    if (ASYNC) {
+        sq_load_async<GA>(sm, a, ld, h, w);
+        if (two)
+            sq_load_async<GB>(sb, b, ld, w, h);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+    } else {
+        VecTile<GA> va;
+        VecTile<GB> vb;
+        if (whole) {
+            va.load(a, ld);
+            if (two)
+                vb.load(b, ld);
+        } else {
+            va.load_edge(a, ld, h, w, end);
+            if (two)
+                vb.load_edge(b, ld, w, h, end);
+        }
+        va.to_shared(sm);
+        if (two)
+            vb.to_shared(sb);
+    }
+    __syncthreads();
+    if (whole) {
+        VecTile<GA>::store(sm, b, ld);
+        if (two)
+            VecTile<GB>::store(sb, a, ld);
+    } else {
+        VecTile<GA>::store(sm, b, ld, PutEdge<ES>{h, w});
+        if (two)
+            VecTile<GB>::store(sb, a, ld, PutEdge<ES>{w, h});
+    }
+}
+
+/* One block a unit. Square tiles (T x T): unit k is tile pair k (sq_pair). WIDE: the tile columns go in pairs
+ * S (columns 2S and 2S + 1, 2T elements wide), and unit k = S^2 + I is tile row I < 2S of that pair, a T x 2T tile
+ * with its 2T x T mirror, or for I = 2S the four square tiles on the diagonal there (three swaps in turn). Either
+ * way every block reads and writes rows of T x ES bytes on one side of the diagonal; WIDE makes them 2T x ES on the
+ * other ("inplace: square tiles"). */
+template <int ES, int T, bool WIDE, bool ASYNC, int MIN_BLOCKS>
+__global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const SqArgs A)
+{
+    typedef Geo<ES, T, T> GS;
+    extern __shared__ __align__(16) unsigned char sm[];
+    const size_t n = A.n, ld = n * ES;
+    for (unsigned long long p = blockIdx.x; p < A.total; p += gridDim.x) {
+        char *m = A.data + p / A.units * A.member;
+        const char *end = span_end<ES>(m, n, n, n);
+        const unsigned long long k = sq_walk(p % A.units, A.units, A.walks);
+        if (!WIDE) {
+            unsigned long long I, J;
+            sq_pair(k, &I, &J);
+            const size_t r0 = (size_t)I * T, c0 = (size_t)J * T;
+            sq_swap<GS, GS, ASYNC>(m + r0 * ld + c0 * ES, m + c0 * ld + r0 * ES, ld, (unsigned)min((size_t)T, n - r0),
+                                   (unsigned)min((size_t)T, n - c0), end, sm);
+        } else {
+            unsigned long long S = (unsigned long long)sqrt((double)k);
+            while (S * S > k)
+                S--;
+            while ((S + 1) * (S + 1) <= k)
+                S++;
+            const unsigned long long I = k - S * S;
+            const size_t c0 = (size_t)(2 * S) * T, c1 = c0 + T;
+            if (I < 2 * S) {
+                const size_t r0 = (size_t)I * T;
+                sq_swap<Geo<ES, T, 2 * T>, Geo<ES, 2 * T, T>, ASYNC>(m + r0 * ld + c0 * ES, m + c0 * ld + r0 * ES, ld,
+                                                                     T, (unsigned)min((size_t)(2 * T), n - c0), end,
+                                                                     sm);
+            } else {
+                const unsigned h0 = (unsigned)min((size_t)T, n - c0),
+                               h1 = n > c1 ? (unsigned)min((size_t)T, n - c1) : 0;
+                if (h1) {
+                    sq_swap<GS, GS, ASYNC>(m + c0 * ld + c1 * ES, m + c1 * ld + c0 * ES, ld, h0, h1, end, sm);
+                    __syncthreads();
+                    sq_swap<GS, GS, ASYNC>(m + c1 * ld + c1 * ES, m + c1 * ld + c1 * ES, ld, h1, h1, end, sm);
+                    __syncthreads();
+                }
+                sq_swap<GS, GS, ASYNC>(m + c0 * ld + c0 * ES, m + c0 * ld + c0 * ES, ld, h0, h0, end, sm);
+            }
+        }
+        __syncthreads(); /* the next unit reuses the shared memory */
+    }
+}
+
+/* Any rows (lab: /regs, the same with 8- or 16-byte accesses): tiles of T x T elements, stored in shared memory as T
+ * rows of NV accesses of type V (one element, or 8 or 16 bytes); a thread moves KV x KV blocks (KV elements a V),
+ * transposed in registers. */
 template <class E, class V> struct SqGeo {
     enum { ES = sizeof(E), KV = sizeof(V) / sizeof(E) };
     enum { T = ES == 1 ? 128 : ES == 2 || ES == 4 ? 64 : 32 };
@@ -62,21 +199,16 @@ sq_store(E *m, size_t n, size_t r0, size_t c0, unsigned rows, unsigned cols, V (
     }
 }
 
-/* One block a pair of tiles (I, J), I <= J, numbered k = J (J + 1) / 2 + I, over `total` pairs of the batch. */
+/* One block a pair of tiles, over `total` pairs of the batch. */
 template <class E, class V> __global__ void __launch_bounds__(256)
     sq_kernel(char *data, size_t n, size_t member, unsigned long long pairs, unsigned long long total)
 {
     typedef SqGeo<E, V> G;
     __shared__ V s[2][G::T][G::NV];
     for (unsigned long long p = blockIdx.x; p < total; p += gridDim.x) {
-        const unsigned long long b = p / pairs, k = p % pairs;
-        unsigned long long J = (unsigned long long)((sqrt(8.0 * (double)k + 1.0) - 1.0) / 2.0);
-        while (J * (J + 1) / 2 > k)
-            J--;
-        while ((J + 1) * (J + 2) / 2 <= k)
-            J++;
-        const unsigned long long I = k - J * (J + 1) / 2;
-        E *m = (E *)(data + b * member);
+        unsigned long long I, J;
+        sq_pair(p % pairs, &I, &J);
+        E *m = (E *)(data + p / pairs * member);
         const size_t r0 = (size_t)I * G::T, c0 = (size_t)J * G::T;
         const unsigned h = (unsigned)min((size_t)G::T, n - r0), w = (unsigned)min((size_t)G::T, n - c0);
         sq_load<E, V>(m, n, r0, c0, h, w, s[0]);
@@ -103,6 +235,46 @@ template <class E, class V> static int sq_launch(const xp_inplace_call *c)
     return xp_cuda_launch_status();
 }
 
+template <int ES, int T, bool WIDE, bool ASYNC, int MIN_BLOCKS>
+static int sq_vec_launch(const xp_inplace_call *c, unsigned walks)
+{
+    const void *fn = (const void *)sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS>;
+    const size_t smem = (WIDE ? 4 : 2) * (size_t)T * T * ES;
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    SqArgs A;
+    A.data = (char *)c->data;
+    A.n = c->rows;
+    A.member = c->rows * c->rows * ES;
+    const size_t tiles = (c->rows + T - 1) / T, spans = (tiles + 1) / 2;
+    A.units = WIDE ? (unsigned long long)spans * spans : (unsigned long long)tiles * (tiles + 1) / 2;
+    A.total = A.units * c->batch;
+    A.walks = walks;
+    const unsigned grid = (unsigned)(A.total < (1ull << 20) ? A.total : (1ull << 20));
+    sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS><<<grid, FAST_THREADS, smem, (cudaStream_t)c->stream>>>(A);
+    return xp_cuda_launch_status();
+}
+
+/* The vector tiles: each element size's, or with `alt` the ones measured against them (the lab's /alt), at the most
+ * blocks a multiprocessor holds without spilling registers (with register loads a unit's tiles are all in registers
+ * at once). Walks: 4 where the rows are a power of two of 128 KiB or more, else 1 ("inplace: square walks"); `walks`
+ * forces a count (the lab's /w1, /w4). */
+static int sq_vec(const xp_inplace_call *c, int alt, unsigned walks)
+{
+    const size_t pitch = c->rows * c->es;
+    const unsigned w = walks ? walks : pitch >= (128 << 10) && (pitch & (pitch - 1)) == 0 ? 4 : 1;
+    switch (c->es) {
+    case 1: return alt ? sq_vec_launch<1, 128, true, false, 2>(c, w) : sq_vec_launch<1, 128, true, true, 3>(c, w);
+    case 2: return alt ? sq_vec_launch<2, 64, true, false, 3>(c, w) : sq_vec_launch<2, 128, false, false, 2>(c, w);
+    case 4: return alt ? sq_vec_launch<4, 32, false, false, 6>(c, w) : sq_vec_launch<4, 64, false, false, 4>(c, w);
+    case 8: return alt ? sq_vec_launch<8, 64, false, false, 2>(c, w) : sq_vec_launch<8, 32, false, false, 8>(c, w);
+    default: return alt ? sq_vec_launch<16, 16, false, false, 8>(c, w) : sq_vec_launch<16, 32, false, false, 5>(c, w);
+    }
+}
+
 extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
 {
     if (c->rows != c->cols && c->rows != 1 && c->cols != 1)
@@ -112,12 +284,14 @@ extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
         return XPOSE_OK;
     if (c->rows >= (1ull << 31))
         return XPOSE_ERR_UNSUPPORTED;
-    /* 16-byte accesses where every tile row starts on 16 bytes (8 for bytes: 8 x 8 blocks in 16 registers, not
-     * 16 x 16 in 64, which halved the blocks a multiprocessor holds). */
-    const size_t vb = c->es == 1 ? 8 : 16;
-    const int vec = (uintptr_t)c->data % vb == 0 && c->rows * c->es % vb == 0;
+    const int vec = (uintptr_t)c->data % 16 == 0 && c->rows * c->es % 16 == 0;
+    if (vec && !c->p1)
+        return sq_vec(c, c->p0 & 1, (unsigned)c->p0 >> 4);
+    /* Register transposes of 16-byte accesses (the lab's /regs), 8-byte ones for bytes on rows of 8 (8 x 8 blocks in 16
+     * registers, not 16 x 16 in 64, which halved the blocks a multiprocessor holds), else element-wise. */
+    const int v8 = (uintptr_t)c->data % 8 == 0 && c->rows % 8 == 0;
     switch (c->es) {
-    case 1: return vec ? sq_launch<uint8_t, uint2>(c) : sq_launch<uint8_t, uint8_t>(c);
+    case 1: return v8 ? sq_launch<uint8_t, uint2>(c) : sq_launch<uint8_t, uint8_t>(c);
     case 2: return vec ? sq_launch<uint16_t, uint4>(c) : sq_launch<uint16_t, uint16_t>(c);
     case 4: return vec ? sq_launch<uint32_t, uint4>(c) : sq_launch<uint32_t, uint32_t>(c);
     case 8: return vec ? sq_launch<uint64_t, uint4>(c) : sq_launch<uint64_t, uint64_t>(c);

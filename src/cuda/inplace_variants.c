@@ -10,8 +10,18 @@
 
 static const xp_variant rows[] = {
     GPU_IP("inplace-square", "", 0, 0, xp_cuda_inplace_square,
-           "square matrices: tile pairs swapped across the diagonal, 16-byte accesses, register transposes; each "
-           "element read and written once"),
+           "square matrices: tile pairs swapped across the diagonal, one block a pair (bytes: a 128 x 256 tile and "
+           "its mirror), fast's 16-byte vector tiles and gathers; each element read and written once"),
+    GPU_IP("inplace-square", "alt", 1, 0, xp_cuda_inplace_square,
+           "lab: inplace-square with the tiles measured against its own (bytes: loaded through registers, 2 blocks an "
+           "SM; 2 bytes: 64 x 128 and its mirror; 4 bytes 32; 8 bytes 64; 16 bytes 16)"),
+    GPU_IP("inplace-square", "w1", 0x10, 0, xp_cuda_inplace_square,
+           "lab: inplace-square with its units in order whatever the row pitch"),
+    GPU_IP("inplace-square", "w4", 0x40, 0, xp_cuda_inplace_square,
+           "lab: inplace-square with its units taken from 4 parts of the order in turn whatever the row pitch"),
+    GPU_IP("inplace-square", "regs", 0, 1, xp_cuda_inplace_square,
+           "lab: inplace-square's tiles as 8- or 16-byte accesses transposed in registers, blocks of KV x KV "
+           "elements a thread"),
     GPU_IP("inplace-rect", "", 0, 0, xp_cuda_inplace_rect,
            "any shape: column rotation, row shuffle, column permutation (Catanzaro-Keller-Garland), each row or strip "
            "of columns held whole in the shared memory of a block or a cluster"),
