@@ -285,7 +285,9 @@ extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
     if (c->rows >= (1ull << 31))
         return XPOSE_ERR_UNSUPPORTED;
     const int vec = (uintptr_t)c->data % 16 == 0 && c->rows * c->es % 16 == 0;
-    if (vec && !c->p1)
+    /* Bytes take the vector tiles on rows of whole 128-byte lines only: off them the byte pairs lost to the register
+     * transposes below ("inplace: square tiles"). */
+    if (vec && !c->p1 && (c->es > 1 || c->rows % 128 == 0))
         return sq_vec(c, c->p0 & 1, (unsigned)c->p0 >> 4);
     /* Register transposes of 16-byte accesses (the lab's /regs), 8-byte ones for bytes on rows of 8 (8 x 8 blocks in 16
      * registers, not 16 x 16 in 64, which halved the blocks a multiprocessor holds), else element-wise. */
