@@ -335,6 +335,59 @@ static void test_tile_layouts(void)
     CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
 }
 
+/* Tiles that take whole source rows back to back (NHWC -> NCHW with C up to a tile's 1 KiB: (3, 64, 37, C) and (5, 16,
+ * 37, C) (0, 3, 1, 2), C prime or 1 KiB; the second's destination rows of 592 elements are whole lines from 4 bytes on,
+ * partial tiles of 8-byte ones), large enough for streaming stores, under every instruction set and element size, 1
+ * and 2 threads: dense (the
+ * region kernels that prefetch the next tile: "dense region"), the destination padded by a line (still dense), and the
+ * source padded by a line (rows apart: the plain region kernels). */
+static void test_dense_tiles(void)
+{
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    int dense = 0;
+    for (int i = 0; i < 3; i++) {
+        setenv("XPOSE_CPU_ISA", isas[i], 1);
+        for (int e = 0; e < 5; e++) {
+            const size_t es = elem_sizes[e], cs[2] = {61, 1024 / es}, hs[2] = {64, 16};
+            for (int k = 0; k < 4; k++)
+                for (int pad = 0; pad < 3; pad++) {
+                    tcase c;
+                    memset(&c, 0, sizeof c);
+                    c.es = es;
+                    c.rank = 4;
+                    const size_t ext[4] = {3 + 2 * (size_t)(k / 2), hs[k / 2], 37, cs[k % 2]};
+                    const int perm[4] = {0, 3, 1, 2};
+                    memcpy(c.ext, ext, sizeof ext);
+                    memcpy(c.perm, perm, sizeof perm);
+                    c.dense_src = pad != 1;
+                    c.dense_dst = pad != 2;
+                    const int64_t line = (int64_t)(64 / es);
+                    for (int m = c.rank - 1, st = 1, sd = 1; m >= 0; m--) {
+                        c.ss[m] = st;
+                        c.ds[m] = sd;
+                        st = st * (int)c.ext[m] + (pad == 1 && m == 3 ? (int)line : 0); /* row pitch C + line */
+                        sd = sd * (int)c.ext[c.perm[m]] + (pad == 2 && m == 2 ? (int)line : 0); /* H W + line */
+                    }
+                    const int says = plan_says(&c, "dense region tiles");
+                    CHECK(!says || pad != 1, "a padded source took the dense region kernels (es %zu)", es);
+                    dense += says;
+                    xpose_set_threads(1 + (k + pad) % 2);
+                    run_case(&c, XPOSE_BACKEND_CPU);
+                }
+        }
+    }
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+    /* avx512 takes all but the second shape's 1- and 2-byte rows (not whole lines: joined lines), avx2 the 4- to
+     * 16-byte ones (its narrower blocks stage 1- and 2-byte tiles): 2 paddings x (16 + 12), where the CPU has them */
+    int want = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    want = __builtin_cpu_supports("avx512bw") ? 56 : __builtin_cpu_supports("avx2") ? 24 : 0;
+#endif
+    CHECK(dense >= want, "only %d cases took the dense region kernels", dense);
+}
+
 /* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */
 static void test_suite_shapes(void)
 {
@@ -640,6 +693,7 @@ int main(void)
     test_rank32();
     test_suite_shapes();
     test_tile_layouts();
+    test_dense_tiles();
     test_threads_share_a_plan();
     test_random();
     return t_finish("test_permute");

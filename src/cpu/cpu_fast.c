@@ -393,6 +393,12 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
             p->lds = s->cols * s->es;
         p->gather_rows = p->ti + 2 * gather_margin(p);
     }
+    /* Tiles that take whole source rows back to back (NHWC -> NCHW's rows of 64 floats): region kernels that prefetch
+     * the next tile, not further along rows the tile already holds ("cpu-fast: dense tiles prefetch the next tile"). */
+    const int e = xp_elem_index(s->es);
+    if (p->region == isa->region[1][e] && isa->region_dense[e] && !p->gather_rows && p->lds == s->cols * s->es &&
+        s->cols <= p->tj)
+        p->region = isa->region_dense[e];
     p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
     p->tiles_j = (s->cols + p->tj - 1) / p->tj;
     /* Copies of members shorter than a tile (a permutation's runs, short rows of a batch): several members a tile. */
@@ -463,10 +469,12 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
     plan_layout(&p, c, g, isa);
     const int nt = plan_kernels(&p, c, isa, s->batch * s->rows * s->cols * s->es);
     plan_tiles(&p, c, isa);
+    const int dense = p.region && p.region == isa->region_dense[xp_elem_index(s->es)];
     const char *kind = p.copy     ? "copy"
                        : p.narrow ? "narrow"
                        : p.lines  ? "joined-lines"
                        : p.staged ? "staged"
+                       : dense    ? "dense region"
                                   : "region";
     const char *gathered = p.gather_rows && g->cols ? " of gathered rows and scattered columns"
                            : p.gather_runs          ? " of gathered row runs"

@@ -36,6 +36,8 @@ typedef struct xp_fast_isa {
     const char *name;
     size_t width; /* register bytes: region[1] needs its destination rows aligned to them */
     xp_fast_region_fn region[2][5];
+    /* region[1] for tiles whose source rows lie back to back, which prefetch the next tile (1- to 4-byte elements) */
+    xp_fast_region_fn region_dense[5];
     xp_fast_row_fn row[2];
     xp_fast_lines_fn lines[2][5]; /* NULL where the set has no two-register permute */
 } xp_fast_isa;
