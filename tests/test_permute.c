@@ -275,13 +275,14 @@ static int plan_says(const tcase *c, const char *what)
  * extents, past the size from which threads and streaming stores start, dense and with padded strides (whole-line
  * padding, which keeps the source-order walk; odd padding, which sends the case elsewhere), under every instruction
  * set: members walked in source order where destination rows are whole lines (a reversal whose fastest destination
- * extent is 128 bytes), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
+ * extent is 128 bytes; of 64 bytes, with the next destination dimension walked in pairs where its extent is even and
+ * the rows dense), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
  * the gathered rows are whole lines ((2,0,4,1,3) with rows of 28 x 28 floats, or of 64 bytes x 7; with padding of the
  * destination's outer dimensions only, which keeps them). */
 static void test_tile_layouts(void)
 {
     static const char *const isas[] = {"scalar", "avx2", "avx512"};
-    int source_order = 0, row_runs = 0, gathered_in_order = 0;
+    int source_order = 0, row_runs = 0, gathered_in_order = 0, paired = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int e = 0; e < 5; e++) {
@@ -293,6 +294,7 @@ static void test_tile_layouts(void)
             } shapes[] = {
                 {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},      /* rows of 128 bytes */
                 {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},         /* rows of a line */
+                {5, {64 / es, 6, 3, 4, 37}, {4, 3, 2, 1, 0}},  /* rows of a line, walked in pairs */
                 {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},      /* rows of 28 x 28 */
                 {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},      /* rows of 13 x 13 */
                 {5, {40, 64 / es, 5, 7, 11}, {2, 0, 4, 1, 3}}, /* rows of 64 / es x 7 */
@@ -320,6 +322,7 @@ static void test_tile_layouts(void)
                     }
                     const int in_order = plan_says(&c, "members in source order"),
                               runs = plan_says(&c, "gathered row runs");
+                    paired += plan_says(&c, "lines paired");
                     source_order += in_order;
                     row_runs += runs;
                     gathered_in_order += in_order && runs;
@@ -332,6 +335,7 @@ static void test_tile_layouts(void)
     xpose_set_threads(2);
     CHECK(source_order >= 15, "only %d cases walked members in source order", source_order);
     CHECK(row_runs >= 15, "only %d cases gathered rows in runs", row_runs);
+    CHECK(paired >= 15, "only %d cases walked lines in pairs", paired);
     CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
 }
 
