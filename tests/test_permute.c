@@ -326,7 +326,7 @@ static void test_tile_layouts(void)
                     source_order += in_order;
                     row_runs += runs;
                     gathered_in_order += in_order && runs;
-                    xpose_set_threads(1 + (int)(k + (size_t)pad) % 2);
+                    xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
                     run_case(&c, XPOSE_BACKEND_CPU);
                 }
         }

@@ -18,6 +18,7 @@
 #define XPF_GROUP_BYTES 16384     /* a copy tile of short members moves at least this much */
 #define XPF_GROUP_AHEAD 16        /* runs a grouped copy prefetches ahead (run_group) */
 #define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
+#define XPF_ORDER_RUN 64          /* members a run takes at least where they are in source order (run_length) */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -141,11 +142,16 @@ static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, 
 /* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), longer where a tile row
  * moves less than XPF_RUN_BYTES (narrow matrices, small batch members: one dispatch of OpenMP's dynamic schedule costs
  * more than such a run), shorter where that would leave a thread fewer than 16 runs, handed out as threads come free:
- * one slow core then does not hold the call (docs/tuning.md, "cpu-fast: tile runs"). */
+ * one slow core then does not hold the call (docs/tuning.md, "cpu-fast: tile runs"). Members in source order (a
+ * permutation's grid) take runs of at least XPF_ORDER_RUN members: each member reads on where the last one stopped,
+ * so short runs dealt out in turn leave each core's source streams full of holes (the other core's members) that its
+ * prefetchers, and the gathered tiles' prefetch of the next member, fetch for nothing ("permute: source-ordered runs"). */
 static long long run_length(const plan *p, long long tiles, size_t bytes)
 {
     long long per_thread = tiles / (16LL * xpose_get_threads()), run = (long long)p->tiles_j;
-    const long long least = (long long)(XPF_RUN_BYTES / (bytes / (size_t)tiles + 1));
+    long long least = (long long)(XPF_RUN_BYTES / (bytes / (size_t)tiles + 1));
+    if (p->grid && p->grid->source_order && least < XPF_ORDER_RUN * (long long)(p->tiles_i * p->tiles_j))
+        least = XPF_ORDER_RUN * (long long)(p->tiles_i * p->tiles_j);
     run = run > least ? run : least;
     return run < per_thread ? run : per_thread > 1 ? per_thread : 1;
 }

@@ -83,6 +83,9 @@ typedef struct xp_fast_grid {
      * combined into the tile's columns): column j's destination row lies at its place on this grid (ss unused) from
      * the member's destination; its source columns stay contiguous. Such tiles are staged. */
     const struct xp_fast_grid *cols;
+    /* Members walked in source order (the source's fastest dimension varies fastest), each reading on where the last
+     * one stopped: threads take them in long runs. */
+    int source_order;
 } xp_fast_grid;
 
 /* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */

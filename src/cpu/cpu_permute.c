@@ -93,6 +93,7 @@ static void outer_grid(const xp_perm *p, uint32_t tile, int by_source, xp_fast_g
 {
     g->rank = 0;
     g->rows = g->cols = NULL;
+    g->source_order = by_source;
     for (int k = 0; k < p->rank; k++) {
         if (tile >> k & 1u)
             continue;
