@@ -341,10 +341,9 @@ static void test_tile_layouts(void)
 
 /* Tiles that take whole source rows back to back (NHWC -> NCHW with C up to a tile's 1 KiB: (3, 64, 37, C) and (5, 16,
  * 37, C) (0, 3, 1, 2), C prime or 1 KiB; the second's destination rows of 592 elements are whole lines from 4 bytes on,
- * partial tiles of 8-byte ones), large enough for streaming stores, under every instruction set and element size, 1
- * and 2 threads: dense (the
- * region kernels that prefetch the next tile: "dense region"), the destination padded by a line (still dense), and the
- * source padded by a line (rows apart: the plain region kernels). */
+ * partial tiles of 8-byte ones), large enough for streaming stores, under every instruction set and element size, 1 to
+ * 3 threads (runs of dense tiles): dense (the region kernels that prefetch the next tile: "dense region"), the
+ * destination padded by a line (still dense), and the source padded by a line (rows apart: the plain region kernels). */
 static void test_dense_tiles(void)
 {
     static const char *const isas[] = {"scalar", "avx2", "avx512"};
@@ -375,7 +374,7 @@ static void test_dense_tiles(void)
                     const int says = plan_says(&c, "dense region tiles");
                     CHECK(!says || pad != 1, "a padded source took the dense region kernels (es %zu)", es);
                     dense += says;
-                    xpose_set_threads(1 + (k + pad) % 2);
+                    xpose_set_threads(1 + (k + pad) % 3);
                     run_case(&c, XPOSE_BACKEND_CPU);
                 }
         }
