@@ -275,13 +275,14 @@ static int plan_says(const tcase *c, const char *what)
  * extents, past the size from which threads and streaming stores start, dense and with padded strides (whole-line
  * padding, which keeps the source-order walk; odd padding, which sends the case elsewhere), under every instruction
  * set: members walked in source order where destination rows are whole lines (a reversal whose fastest destination
- * extent is 128 bytes), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
+ * extent is 128 bytes; of 64 bytes, with the next destination dimension walked in pairs where its extent is even and
+ * the rows dense), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
  * the gathered rows are whole lines ((2,0,4,1,3) with rows of 28 x 28 floats, or of 64 bytes x 7; with padding of the
  * destination's outer dimensions only, which keeps them). */
 static void test_tile_layouts(void)
 {
     static const char *const isas[] = {"scalar", "avx2", "avx512"};
-    int source_order = 0, row_runs = 0, gathered_in_order = 0;
+    int source_order = 0, row_runs = 0, gathered_in_order = 0, paired = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int e = 0; e < 5; e++) {
@@ -293,6 +294,7 @@ static void test_tile_layouts(void)
             } shapes[] = {
                 {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},      /* rows of 128 bytes */
                 {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},         /* rows of a line */
+                {5, {64 / es, 6, 3, 4, 37}, {4, 3, 2, 1, 0}},  /* rows of a line, walked in pairs */
                 {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},      /* rows of 28 x 28 */
                 {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},      /* rows of 13 x 13 */
                 {5, {40, 64 / es, 5, 7, 11}, {2, 0, 4, 1, 3}}, /* rows of 64 / es x 7 */
@@ -320,10 +322,11 @@ static void test_tile_layouts(void)
                     }
                     const int in_order = plan_says(&c, "members in source order"),
                               runs = plan_says(&c, "gathered row runs");
+                    paired += plan_says(&c, "lines paired");
                     source_order += in_order;
                     row_runs += runs;
                     gathered_in_order += in_order && runs;
-                    xpose_set_threads(1 + (int)(k + (size_t)pad) % 2);
+                    xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
                     run_case(&c, XPOSE_BACKEND_CPU);
                 }
         }
@@ -332,7 +335,60 @@ static void test_tile_layouts(void)
     xpose_set_threads(2);
     CHECK(source_order >= 15, "only %d cases walked members in source order", source_order);
     CHECK(row_runs >= 15, "only %d cases gathered rows in runs", row_runs);
+    CHECK(paired >= 15, "only %d cases walked lines in pairs", paired);
     CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
+}
+
+/* Tiles that take whole source rows back to back (NHWC -> NCHW with C up to a tile's 1 KiB: (3, 64, 37, C) and (5, 16,
+ * 37, C) (0, 3, 1, 2), C prime or 1 KiB; the second's destination rows of 592 elements are whole lines from 4 bytes on,
+ * partial tiles of 8-byte ones), large enough for streaming stores, under every instruction set and element size, 1 to
+ * 3 threads (runs of dense tiles): dense (the region kernels that prefetch the next tile: "dense region"), the
+ * destination padded by a line (still dense), and the source padded by a line (rows apart: the plain region kernels). */
+static void test_dense_tiles(void)
+{
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    int dense = 0;
+    for (int i = 0; i < 3; i++) {
+        setenv("XPOSE_CPU_ISA", isas[i], 1);
+        for (int e = 0; e < 5; e++) {
+            const size_t es = elem_sizes[e], cs[2] = {61, 1024 / es}, hs[2] = {64, 16};
+            for (int k = 0; k < 4; k++)
+                for (int pad = 0; pad < 3; pad++) {
+                    tcase c;
+                    memset(&c, 0, sizeof c);
+                    c.es = es;
+                    c.rank = 4;
+                    const size_t ext[4] = {3 + 2 * (size_t)(k / 2), hs[k / 2], 37, cs[k % 2]};
+                    const int perm[4] = {0, 3, 1, 2};
+                    memcpy(c.ext, ext, sizeof ext);
+                    memcpy(c.perm, perm, sizeof perm);
+                    c.dense_src = pad != 1;
+                    c.dense_dst = pad != 2;
+                    const int64_t line = (int64_t)(64 / es);
+                    for (int m = c.rank - 1, st = 1, sd = 1; m >= 0; m--) {
+                        c.ss[m] = st;
+                        c.ds[m] = sd;
+                        st = st * (int)c.ext[m] + (pad == 1 && m == 3 ? (int)line : 0); /* row pitch C + line */
+                        sd = sd * (int)c.ext[c.perm[m]] + (pad == 2 && m == 2 ? (int)line : 0); /* H W + line */
+                    }
+                    const int says = plan_says(&c, "dense region tiles");
+                    CHECK(!says || pad != 1, "a padded source took the dense region kernels (es %zu)", es);
+                    dense += says;
+                    xpose_set_threads(1 + (k + pad) % 3);
+                    run_case(&c, XPOSE_BACKEND_CPU);
+                }
+        }
+    }
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+    /* avx512 takes all but the second shape's 1- and 2-byte rows (not whole lines: joined lines), avx2 the 4- to
+     * 16-byte ones (its narrower blocks stage 1- and 2-byte tiles): 2 paddings x (16 + 12), where the CPU has them */
+    int want = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    want = __builtin_cpu_supports("avx512bw") ? 56 : __builtin_cpu_supports("avx2") ? 24 : 0;
+#endif
+    CHECK(dense >= want, "only %d cases took the dense region kernels", dense);
 }
 
 /* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */
@@ -640,6 +696,7 @@ int main(void)
     test_rank32();
     test_suite_shapes();
     test_tile_layouts();
+    test_dense_tiles();
     test_threads_share_a_plan();
     test_random();
     return t_finish("test_permute");

@@ -18,6 +18,7 @@
 #define XPF_GROUP_BYTES 16384     /* a copy tile of short members moves at least this much */
 #define XPF_GROUP_AHEAD 16        /* runs a grouped copy prefetches ahead (run_group) */
 #define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
+#define XPF_ORDER_RUN 64          /* members in source order, or dense tiles, a run takes at least (run_length) */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -82,6 +83,7 @@ typedef struct plan {
     xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
     size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
     int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
+    int dense;                /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
 } plan;
 
 /* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.
@@ -141,11 +143,20 @@ static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, 
 /* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), longer where a tile row
  * moves less than XPF_RUN_BYTES (narrow matrices, small batch members: one dispatch of OpenMP's dynamic schedule costs
  * more than such a run), shorter where that would leave a thread fewer than 16 runs, handed out as threads come free:
- * one slow core then does not hold the call (docs/tuning.md, "cpu-fast: tile runs"). */
+ * one slow core then does not hold the call (docs/tuning.md, "cpu-fast: tile runs"). Where each tile reads on where the
+ * last one stopped, runs are at least XPF_ORDER_RUN members in source order (a permutation's grid) or XPF_ORDER_RUN
+ * dense tiles: short runs dealt out in turn leave each core's source streams full of holes (the other core's tiles)
+ * that its prefetchers, the dense tiles' and the gathered tiles' prefetch of what comes next, fetch for nothing
+ * ("permute: source-ordered runs"). */
 static long long run_length(const plan *p, long long tiles, size_t bytes)
 {
     long long per_thread = tiles / (16LL * xpose_get_threads()), run = (long long)p->tiles_j;
-    const long long least = (long long)(XPF_RUN_BYTES / (bytes / (size_t)tiles + 1));
+    long long least = (long long)(XPF_RUN_BYTES / (bytes / (size_t)tiles + 1)), in_order = 0;
+    if (p->grid && p->grid->source_order)
+        in_order = XPF_ORDER_RUN * (long long)(p->tiles_i * p->tiles_j);
+    else if (p->dense)
+        in_order = XPF_ORDER_RUN;
+    least = least > in_order ? least : in_order;
     run = run > least ? run : least;
     return run < per_thread ? run : per_thread > 1 ? per_thread : 1;
 }
@@ -393,6 +404,14 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
             p->lds = s->cols * s->es;
         p->gather_rows = p->ti + 2 * gather_margin(p);
     }
+    /* Tiles that take whole source rows back to back (NHWC -> NCHW's rows of 64 floats): region kernels that prefetch
+     * the next tile, not further along rows the tile already holds ("cpu-fast: dense tiles prefetch the next tile"). */
+    const int e = xp_elem_index(s->es);
+    if (p->region == isa->region[1][e] && isa->region_dense[e] && !p->copy && !p->narrow && !p->lines && !p->staged &&
+        !p->gather_rows && p->lds == s->cols * s->es && s->cols <= p->tj) {
+        p->region = isa->region_dense[e];
+        p->dense = 1;
+    }
     p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
     p->tiles_j = (s->cols + p->tj - 1) / p->tj;
     /* Copies of members shorter than a tile (a permutation's runs, short rows of a batch): several members a tile. */
@@ -467,6 +486,7 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
                        : p.narrow ? "narrow"
                        : p.lines  ? "joined-lines"
                        : p.staged ? "staged"
+                       : p.dense  ? "dense region"
                                   : "region";
     const char *gathered = p.gather_rows && g->cols ? " of gathered rows and scattered columns"
                            : p.gather_runs          ? " of gathered row runs"

@@ -36,6 +36,8 @@ typedef struct xp_fast_isa {
     const char *name;
     size_t width; /* register bytes: region[1] needs its destination rows aligned to them */
     xp_fast_region_fn region[2][5];
+    /* region[1] for tiles whose source rows lie back to back, which prefetch the next tile (1- to 4-byte elements) */
+    xp_fast_region_fn region_dense[5];
     xp_fast_row_fn row[2];
     xp_fast_lines_fn lines[2][5]; /* NULL where the set has no two-register permute */
 } xp_fast_isa;
@@ -81,6 +83,9 @@ typedef struct xp_fast_grid {
      * combined into the tile's columns): column j's destination row lies at its place on this grid (ss unused) from
      * the member's destination; its source columns stay contiguous. Such tiles are staged. */
     const struct xp_fast_grid *cols;
+    /* Members walked in source order (the source's fastest dimension varies fastest), each reading on where the last
+     * one stopped: threads take them in long runs. */
+    int source_order;
 } xp_fast_grid;
 
 /* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */

@@ -19,6 +19,7 @@ const xp_fast_isa xp_fast_scalar = {
     "scalar",
     0,
     {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}},
+    {NULL},
     {scalar_row},
     {{NULL}}};
 

@@ -124,10 +124,14 @@ XPF_INLINE int xpf_strips_pay(size_t es, size_t H, size_t lds)
 }
 
 /* Columns outer, rows inner: each destination row of the strip is written front to back, so that
- * non-temporal stores fill whole lines while they are still in one write-combining buffer. */
+ * non-temporal stores fill whole lines while they are still in one write-combining buffer. `dense`: the tile's
+ * source rows lie back to back (lds is nj elements), so the line AHEAD bytes along a row is the next row's, already
+ * the tile's; the blocks then ask for the lines of the next tile (ni rows further), which follows in the source
+ * (docs/tuning.md, "cpu-fast: dense tiles prefetch the next tile"). */
 XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
-                           size_t ldd, int nt)
+                           size_t ldd, int nt, int dense)
 {
+    const size_t ahead = dense ? ni * lds : XPF_AHEAD_REGION;
     const size_t R = 16 / es, H = XPF_LANES * R;
     size_t ni_v = ni - ni % H, nj_v = nj - nj % R, j = 0;
     if (xpf_strips_pay(es, H, lds)) {
@@ -153,7 +157,7 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     }
     for (; j < nj_v; j += R)
         for (size_t i = 0; i < ni_v; i += H) {
-            xpf_prefetch_ahead(es, src + i * lds + j * es, lds, j * es, XPF_AHEAD_REGION);
+            xpf_prefetch_ahead(es, src + i * lds + j * es, lds, j * es, ahead);
             xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
         }
     /* Rows short of a block go to the next narrower set, which has shorter blocks (AVX2: half as many). */
@@ -165,12 +169,17 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     static XPF_TARGET void xpf_region_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,                  \
                                           unsigned char *dst, size_t ldd)                                              \
     {                                                                                                                  \
-        xpf_region(N, src, lds, ni, nj, dst, ldd, 0);                                                                  \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 0, 0);                                                               \
     }                                                                                                                  \
     static XPF_TARGET void xpf_region_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,               \
                                              unsigned char *dst, size_t ldd)                                           \
     {                                                                                                                  \
-        xpf_region(N, src, lds, ni, nj, dst, ldd, 1);                                                                  \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 1, 0);                                                               \
+    }                                                                                                                  \
+    static XPF_TARGET void xpf_region_dense_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,            \
+                                                unsigned char *dst, size_t ldd)                                        \
+    {                                                                                                                  \
+        xpf_region(N, src, lds, ni, nj, dst, ldd, 1, 1);                                                               \
     }
 XP_FOR_EACH_ELEM(XPF_REGION_)
 
@@ -330,5 +339,6 @@ const xp_fast_isa XPF_ISA = {XPF_NAME,
                              XPF_W,
                              {{xpf_region_1, xpf_region_2, xpf_region_4, xpf_region_8, xpf_region_16},
                               {xpf_region_nt_1, xpf_region_nt_2, xpf_region_nt_4, xpf_region_nt_8, xpf_region_nt_16}},
+                             {xpf_region_dense_1, xpf_region_dense_2, xpf_region_dense_4, xpf_region_dense_8, xpf_region_dense_16},
                              {xpf_row_plain, xpf_row_nt},
                              XPF_LINES_TABLE};

@@ -20,6 +20,7 @@ typedef struct route {
     int a, b;       /* the tile's dimensions: source-side (columns) and destination-fastest (rows) */
     int b0;         /* TILES: the tile's rows are dimensions b0..b, contiguous in the destination (b0 < b: gathered) */
     int by_source;  /* TILES of whole-line rows: members walked in source order (line_rows) */
+    int paired;     /* by_source rows of one line: the destination dimension continuing them walked in pairs */
     uint32_t tile;  /* the dimensions inside a member (a bit each): the tile's rows and columns */
     xp_call c;      /* ROWS, TILES: one member, as cpu-fast takes it */
     xp_fast_grid g; /* every other dimension, strides in bytes */
@@ -62,6 +63,29 @@ static int line_rows(const xp_perm *p, int a, int b0, size_t rows)
 
 static uint64_t mag(int64_t v) { return v < 0 ? -(uint64_t)v : (uint64_t)v; }
 
+/* Members walked in source order whose destination rows are one line each (16^6 double reversed: tiles of 8 x 16
+ * elements) store every line alone: its neighbour in the destination, the next member along the dimension that
+ * continues the rows there, comes thousands of members later. That dimension is split in two, its last step walked
+ * innermost: each tile's lines then go out in pairs, and the source is still read as sequential streams (twice as
+ * many). Pairs of one member and the next measured faster than single lines and than runs of 4 or 8 (which read 4 or 8
+ * times as many streams): 16^6 double reversed, one thread 7.9-8.2 -> 7.2-7.5 ms (docs/tuning.md, "permute: paired
+ * lines"). Returns whether it split one (its extent even, not already the fastest). */
+static int pair_lines(xp_fast_grid *g, int64_t row_bytes)
+{
+    for (int k = 0; k + 1 < g->rank; k++)
+        if (g->sd[k] == row_bytes && g->ext[k] % 2 == 0) {
+            const int r = g->rank++;
+            g->ext[r] = 2;
+            g->ss[r] = g->ss[k];
+            g->sd[r] = g->sd[k];
+            g->ext[k] /= 2;
+            g->ss[k] *= 2;
+            g->sd[k] *= 2;
+            return 1;
+        }
+    return 0;
+}
+
 /* The dimensions outside the tile, as a grid of byte strides: in destination order (slowest first), or with
  * by_source in source order (largest |source stride| first, so the source's fastest varies fastest; a stable
  * insertion sort, rank <= 32). */
@@ -69,6 +93,7 @@ static void outer_grid(const xp_perm *p, uint32_t tile, int by_source, xp_fast_g
 {
     g->rank = 0;
     g->rows = g->cols = NULL;
+    g->source_order = by_source;
     for (int k = 0; k < p->rank; k++) {
         if (tile >> k & 1u)
             continue;
@@ -196,6 +221,8 @@ static void plan_route(const xp_perm *p, route *r)
     }
     r->tile |= (r->a >= 0 ? 1u << r->a : 0) | 1u << b;
     outer_grid(p, r->tile, r->by_source, &r->g);
+    if (r->by_source && r->b0 == b && r->c.s.rows * p->es == XPF_LINE)
+        r->paired = pair_lines(&r->g, XPF_LINE);
     if (r->b0 < b)
         r->g.rows = &r->rows;
     if (r->cols.rank > 1)
@@ -274,7 +301,9 @@ int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
         return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements (%s)", r.c.s.batch, r.c.s.cols, fast);
     case ROUTE_TILES: {
         /* The tile's column dimensions (slowest first, source-contiguous) and row dimensions (b0..b). */
-        const char *order = r.by_source ? ", members in source order" : "";
+        const char *order = r.paired ? ", members in source order, lines paired"
+                            : r.by_source ? ", members in source order"
+                                          : "";
         char cols[64] = "";
         size_t len = 0;
         for (int k = 0; k < p->rank && len < sizeof cols; k++)
