@@ -368,7 +368,7 @@ static void test_dense_tiles(void)
                     for (int m = c.rank - 1, st = 1, sd = 1; m >= 0; m--) {
                         c.ss[m] = st;
                         c.ds[m] = sd;
-                        st = st * (int)c.ext[m] + (pad == 1 && m == 3 ? (int)line : 0); /* row pitch C + line */
+                        st = st * (int)c.ext[m] + (pad == 1 && m == 3 ? (int)line : 0);         /* row pitch C + line */
                         sd = sd * (int)c.ext[c.perm[m]] + (pad == 2 && m == 2 ? (int)line : 0); /* H W + line */
                     }
                     const int says = plan_says(&c, "dense region tiles");

@@ -83,7 +83,7 @@ typedef struct plan {
     xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
     size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
     int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
-    int dense;                /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
+    int dense; /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
 } plan;
 
 /* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.

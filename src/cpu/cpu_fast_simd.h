@@ -335,10 +335,11 @@ static XPF_TARGET void xpf_row_plain(unsigned char *dst, const unsigned char *sr
 }
 static XPF_TARGET void xpf_row_nt(unsigned char *dst, const unsigned char *src, size_t n) { xpf_row(dst, src, n, 1); }
 
-const xp_fast_isa XPF_ISA = {XPF_NAME,
-                             XPF_W,
-                             {{xpf_region_1, xpf_region_2, xpf_region_4, xpf_region_8, xpf_region_16},
-                              {xpf_region_nt_1, xpf_region_nt_2, xpf_region_nt_4, xpf_region_nt_8, xpf_region_nt_16}},
-                             {xpf_region_dense_1, xpf_region_dense_2, xpf_region_dense_4, xpf_region_dense_8, xpf_region_dense_16},
-                             {xpf_row_plain, xpf_row_nt},
-                             XPF_LINES_TABLE};
+const xp_fast_isa XPF_ISA = {
+    XPF_NAME,
+    XPF_W,
+    {{xpf_region_1, xpf_region_2, xpf_region_4, xpf_region_8, xpf_region_16},
+     {xpf_region_nt_1, xpf_region_nt_2, xpf_region_nt_4, xpf_region_nt_8, xpf_region_nt_16}},
+    {xpf_region_dense_1, xpf_region_dense_2, xpf_region_dense_4, xpf_region_dense_8, xpf_region_dense_16},
+    {xpf_row_plain, xpf_row_nt},
+    XPF_LINES_TABLE};

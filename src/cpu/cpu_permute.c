@@ -301,7 +301,7 @@ int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
         return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements (%s)", r.c.s.batch, r.c.s.cols, fast);
     case ROUTE_TILES: {
         /* The tile's column dimensions (slowest first, source-contiguous) and row dimensions (b0..b). */
-        const char *order = r.paired ? ", members in source order, lines paired"
+        const char *order = r.paired      ? ", members in source order, lines paired"
                             : r.by_source ? ", members in source order"
                                           : "";
         char cols[64] = "";
