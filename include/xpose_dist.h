@@ -41,8 +41,9 @@ XPOSE_API int xpose_dist_execute(xpose_dist_plan plan, const void *src, size_t s
                                  cudaStream_t stream);
 /* The plan in one line: ranks, split, method, chunks. Returns the text's length or a negative status. */
 XPOSE_API int xpose_dist_plan_describe(const xpose_dist_plan plan, char *buf, size_t size);
-/* Frees the plan; NULL is a no-op. Not collective, and it does not wait: the work buffers are freed on the GPU
- * once the plan's last execution has finished. */
+/* Frees the plan; NULL is a no-op. Not collective. The work buffers are freed on the GPU once the plan's last
+ * execution has finished; only a PEER plan waits on the host, for that execution, before it unmaps the peers'
+ * buffers. */
 XPOSE_API void xpose_dist_plan_destroy(xpose_dist_plan plan);
 /* Plans (agreeing on every argument, the buffers' checks included: nothing is written to dst unless all agree),
  * runs on `stream` and frees the plan; only the agreement blocks the host. */

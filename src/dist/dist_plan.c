@@ -157,7 +157,7 @@ static void plan_free(struct xpose_dist_plan_s *p)
     if (!p)
         return;
     xp_dist_peer_release(p);
-    /* Stream-ordered frees after the last execution: destroy never blocks the host. */
+    /* Stream-ordered frees after the last execution (a PEER plan has waited for it above, to unmap). */
     if (p->side && p->ran)
         (void)cudaStreamWaitEvent(p->side, p->done, 0);
     if (p->side) {
