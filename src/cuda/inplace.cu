@@ -25,8 +25,10 @@ __device__ __forceinline__ void sq_pair(unsigned long long k, unsigned long long
 /* Rows aligned to 16 bytes: the production transpose's vector tiles (fast_tile.cuh). */
 struct SqArgs {
     char *data;
-    size_t n, member;                /* elements a side, bytes a matrix */
-    unsigned long long units, total; /* units of work a matrix, in the batch */
+    size_t n, ld;                    /* elements a side; bytes a row */
+    size_t member, block;            /* bytes from one matrix to the next, and from one square to the next in it */
+    unsigned long long blocks;       /* squares a matrix: 1, or the tile form's g x g blocks (rect_tiles) */
+    unsigned long long units, total; /* units of work a square, in the batch */
     unsigned walks;                  /* the units taken from this many parts of the order in turn */
 };
 
@@ -105,10 +107,11 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const 
 {
     typedef Geo<ES, T, T> GS;
     extern __shared__ __align__(16) unsigned char sm[];
-    const size_t n = A.n, ld = n * ES;
+    const size_t n = A.n, ld = A.ld;
     for (unsigned long long p = blockIdx.x; p < A.total; p += gridDim.x) {
-        char *m = A.data + p / A.units * A.member;
-        const char *end = span_end<ES>(m, n, n, n);
+        const unsigned long long sq = p / A.units;
+        char *m = A.data + sq / A.blocks * A.member + sq % A.blocks * A.block;
+        const char *end = span_end<ES>(m, n, n, ld / ES);
         const unsigned long long k = sq_walk(p % A.units, A.units, A.walks);
         if (!WIDE) {
             unsigned long long I, J;
@@ -235,8 +238,22 @@ template <class E, class V> static int sq_launch(const xp_inplace_call *c)
     return xp_cuda_launch_status();
 }
 
+/* Where the squares lie: n x n, rows ld bytes apart, `blocks` squares `block` bytes apart in each of `batch`
+ * matrices `member` bytes apart. */
+struct SqSpan {
+    char *data;
+    size_t n, ld, block, member, blocks, batch;
+    cudaStream_t stream;
+};
+
+static SqSpan sq_dense(const xp_inplace_call *c)
+{
+    return SqSpan{(char *)c->data,           c->rows, c->rows * c->es, 0,
+                  c->rows * c->rows * c->es, 1,       c->batch,        (cudaStream_t)c->stream};
+}
+
 template <int ES, int T, bool WIDE, bool ASYNC, int MIN_BLOCKS>
-static int sq_vec_launch(const xp_inplace_call *c, unsigned walks)
+static int sq_vec_launch(const SqSpan &q, unsigned walks)
 {
     const void *fn = (const void *)sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS>;
     const size_t smem = (WIDE ? 4 : 2) * (size_t)T * T * ES;
@@ -246,15 +263,18 @@ static int sq_vec_launch(const xp_inplace_call *c, unsigned walks)
         return XPOSE_ERR_CUDA;
     }
     SqArgs A;
-    A.data = (char *)c->data;
-    A.n = c->rows;
-    A.member = c->rows * c->rows * ES;
-    const size_t tiles = (c->rows + T - 1) / T, spans = (tiles + 1) / 2;
+    A.data = q.data;
+    A.n = q.n;
+    A.ld = q.ld;
+    A.member = q.member;
+    A.block = q.block;
+    A.blocks = q.blocks;
+    const size_t tiles = (q.n + T - 1) / T, spans = (tiles + 1) / 2;
     A.units = WIDE ? (unsigned long long)spans * spans : (unsigned long long)tiles * (tiles + 1) / 2;
-    A.total = A.units * c->batch;
+    A.total = A.units * q.blocks * q.batch;
     A.walks = walks;
     const unsigned grid = (unsigned)(A.total < (1ull << 20) ? A.total : (1ull << 20));
-    sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS><<<grid, FAST_THREADS, smem, (cudaStream_t)c->stream>>>(A);
+    sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS><<<grid, FAST_THREADS, smem, q.stream>>>(A);
     return xp_cuda_launch_status();
 }
 
@@ -262,17 +282,25 @@ static int sq_vec_launch(const xp_inplace_call *c, unsigned walks)
  * blocks a multiprocessor holds without spilling registers (with register loads a unit's tiles are all in registers
  * at once). Walks: 4 where the rows are a power of two of 128 KiB or more, else 1 ("inplace: square walks"); `walks`
  * forces a count (the lab's /w1, /w4). */
-static int sq_vec(const xp_inplace_call *c, int alt, unsigned walks)
+static int sq_vec(const SqSpan &q, size_t es, int alt, unsigned walks)
 {
-    const size_t pitch = c->rows * c->es;
+    const size_t pitch = q.ld;
     const unsigned w = walks ? walks : pitch >= (128 << 10) && (pitch & (pitch - 1)) == 0 ? 4 : 1;
-    switch (c->es) {
-    case 1: return alt ? sq_vec_launch<1, 128, true, false, 2>(c, w) : sq_vec_launch<1, 128, true, true, 3>(c, w);
-    case 2: return alt ? sq_vec_launch<2, 64, true, false, 3>(c, w) : sq_vec_launch<2, 128, false, false, 2>(c, w);
-    case 4: return alt ? sq_vec_launch<4, 32, false, false, 6>(c, w) : sq_vec_launch<4, 64, false, false, 4>(c, w);
-    case 8: return alt ? sq_vec_launch<8, 64, false, false, 2>(c, w) : sq_vec_launch<8, 32, false, false, 8>(c, w);
-    default: return alt ? sq_vec_launch<16, 16, false, false, 8>(c, w) : sq_vec_launch<16, 32, false, false, 5>(c, w);
+    switch (es) {
+    case 1: return alt ? sq_vec_launch<1, 128, true, false, 2>(q, w) : sq_vec_launch<1, 128, true, true, 3>(q, w);
+    case 2: return alt ? sq_vec_launch<2, 64, true, false, 3>(q, w) : sq_vec_launch<2, 128, false, false, 2>(q, w);
+    case 4: return alt ? sq_vec_launch<4, 32, false, false, 6>(q, w) : sq_vec_launch<4, 64, false, false, 4>(q, w);
+    case 8: return alt ? sq_vec_launch<8, 64, false, false, 2>(q, w) : sq_vec_launch<8, 32, false, false, 8>(q, w);
+    default: return alt ? sq_vec_launch<16, 16, false, false, 8>(q, w) : sq_vec_launch<16, 32, false, false, 5>(q, w);
     }
+}
+
+/* Whether squares of n elements a side, rows ld bytes apart, take the vector tiles: rows on 16 bytes; bytes on rows of
+ * whole 128-byte lines only, where off them the byte pairs lost to the register transposes ("inplace: square
+ * tiles"). */
+static int sq_vec_fits(const void *data, size_t n, size_t es, size_t ld)
+{
+    return (uintptr_t)data % 16 == 0 && ld % 16 == 0 && n * es % 16 == 0 && (es > 1 || (n % 128 == 0 && ld % 128 == 0));
 }
 
 extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
@@ -285,10 +313,8 @@ extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
     if (c->rows >= (1ull << 31))
         return XPOSE_ERR_UNSUPPORTED;
     const int vec = (uintptr_t)c->data % 16 == 0 && c->rows * c->es % 16 == 0;
-    /* Bytes take the vector tiles on rows of whole 128-byte lines only: off them the byte pairs lost to the register
-     * transposes below ("inplace: square tiles"). */
-    if (vec && !c->p1 && (c->es > 1 || c->rows % 128 == 0))
-        return sq_vec(c, c->p0 & 1, (unsigned)c->p0 >> 4);
+    if (!c->p1 && sq_vec_fits(c->data, c->rows, c->es, c->rows * c->es))
+        return sq_vec(sq_dense(c), c->es, c->p0 & 1, (unsigned)c->p0 >> 4);
     /* Register transposes of 16-byte accesses (the lab's /regs), 8-byte ones for bytes on rows of 8 (8 x 8 blocks in 16
      * registers, not 16 x 16 in 64, which halved the blocks a multiprocessor holds), else element-wise. */
     const int v8 = (uintptr_t)c->data % 8 == 0 && c->rows % 8 == 0;
@@ -664,6 +690,99 @@ template <class E, class V> static int rect_launch(const xp_inplace_call *c, con
     return XPOSE_OK;
 }
 
+/* ---- rectangular: the tile form ---------------------------------------------------------------------------------- */
+
+/* For an M x N matrix of g = gcd(M, N) whose g x g squares lie stacked (N = g) or side by side (M = g), with chunks of
+ * g elements worth moving whole: each square transposed in place by the square kernel, which leaves every row of A^T
+ * made of whole chunks of the matrix's rows; then the chunks go to their places along the cycles of their permutation,
+ * which for these shapes sends chunk x to x k mod (n - 1) (n chunks a matrix; k = M / g stacked, g side by side;
+ * chunks 0 and n - 1 stay). Two passes, each about a copy's traffic, against the decomposition's strided ones; no
+ * workspace (as the CPU's tile form in cpu_inplace_rect.c). */
+struct ChunkArgs {
+    char *data;
+    size_t member, chunk;           /* bytes a matrix, a chunk */
+    unsigned long long n, k;        /* chunks a matrix, the multiplier */
+    unsigned long long pieces, all; /* CHUNK_PIECE-byte pieces a chunk; (n - 2) x pieces x batch work items */
+};
+
+enum { CHUNK_THREADS = 256, CHUNK_VECS = 4, CHUNK_PIECE = CHUNK_THREADS * CHUNK_VECS * 16 };
+
+/* One block a (chunk, piece): where the chunk is the smallest of its cycle, the block carries that piece of every chunk
+ * of the cycle one step along it (the loads of a step all in flight), else it has nothing to do. The pieces of a chunk
+ * move independently: no block waits for another. */
+__global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
+{
+    const unsigned long long m1 = A.n - 1;
+    for (unsigned long long w = blockIdx.x; w < A.all; w += gridDim.x) {
+        const unsigned long long piece = w % A.pieces, x0 = 1 + w / A.pieces % (A.n - 2),
+                                 mat = w / A.pieces / (A.n - 2);
+        bool lead = true;
+        for (unsigned long long y = x0 * A.k % m1; y != x0 && lead; y = y * A.k % m1)
+            lead = y > x0;
+        if (!lead)
+            continue;
+        const size_t at = piece * CHUNK_PIECE + threadIdx.x * 16;
+        char *base = A.data + mat * A.member + at;
+        uint4 carry[CHUNK_VECS], t[CHUNK_VECS];
+#pragma unroll
+        for (int v = 0; v < CHUNK_VECS; v++)
+            if (at + v * CHUNK_THREADS * 16 < A.chunk)
+                carry[v] = *(const uint4 *)(base + x0 * A.chunk + v * CHUNK_THREADS * 16);
+        for (unsigned long long p = x0 * A.k % m1;; p = p * A.k % m1) {
+            char *q = base + p * A.chunk;
+#pragma unroll
+            for (int v = 0; v < CHUNK_VECS; v++)
+                if (at + v * CHUNK_THREADS * 16 < A.chunk)
+                    t[v] = *(const uint4 *)(q + v * CHUNK_THREADS * 16);
+#pragma unroll
+            for (int v = 0; v < CHUNK_VECS; v++)
+                if (at + v * CHUNK_THREADS * 16 < A.chunk) {
+                    *(uint4 *)(q + v * CHUNK_THREADS * 16) = carry[v];
+                    carry[v] = t[v];
+                }
+            if (p == x0)
+                break;
+        }
+    }
+}
+
+/* The tile form where it applies (above): chunks of at least 1 KiB, squares of whole 128-element tiles on the vector
+ * tiles, cycles of at most 64 chunks (the order of k mod n - 1 bounds them) so that a wave holds many cycles; the
+ * production row only (the lab rows run the decomposition). Sets *taken and returns the status. */
+static int rect_tiles(const xp_inplace_call *c, int *taken)
+{
+    const size_t M = c->rows, N = c->cols, es = c->es, g = xp_gcd(M, N), a = M / g, b = N / g;
+    *taken = 0;
+    if (c->p0 != XP_CKG_AUTO || c->p1 || (a != 1 && b != 1) || g % 128 || g * es < 1024 ||
+        !sq_vec_fits(c->data, g, es, N * es))
+        return XPOSE_OK;
+    const unsigned long long n = (unsigned long long)(a > b ? a : b) * g, k = b == 1 ? a : g, m1 = n - 1;
+    if (n >= (1ull << 31))
+        return XPOSE_OK;
+    unsigned long long v = k % m1;
+    for (int len = 1; v != 1 && len <= 64; len++)
+        v = v * k % m1;
+    if (v != 1)
+        return XPOSE_OK;
+    *taken = 1;
+    const SqSpan q{(char *)c->data,        g, N * es, b == 1 ? g * g * es : g * es, M * N * es, a > b ? a : b, c->batch,
+                   (cudaStream_t)c->stream};
+    int st = sq_vec(q, es, 0, 0);
+    if (st != XPOSE_OK || k == 1)
+        return st;
+    ChunkArgs A;
+    A.data = (char *)c->data;
+    A.member = M * N * es;
+    A.chunk = g * es;
+    A.n = n;
+    A.k = k;
+    A.pieces = (A.chunk + CHUNK_PIECE - 1) / CHUNK_PIECE;
+    A.all = (n - 2) * A.pieces * c->batch;
+    const unsigned grid = (unsigned)(A.all < (1ull << 20) ? A.all : (1ull << 20));
+    chunk_kernel<<<grid, CHUNK_THREADS, 0, (cudaStream_t)c->stream>>>(A);
+    return xp_cuda_launch_status();
+}
+
 extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
 {
     c->need = c->need_min = 0;
@@ -685,6 +804,10 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
         return XPOSE_OK;
     if (!c->need)
         c->ws = NULL;
+    int tiles = 0;
+    st = rect_tiles(c, &tiles);
+    if (tiles || st != XPOSE_OK)
+        return st;
     const int vec = (uintptr_t)c->data % 16 == 0 && k.C * c->es % 16 == 0;
     switch (c->es) {
     case 1: return vec ? rect_launch<uint8_t, uint4>(c, k, d) : rect_launch<uint8_t, uint8_t>(c, k, d);
