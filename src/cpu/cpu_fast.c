@@ -321,8 +321,8 @@ static void plan_layout(plan *p, const xp_call *c, const xp_fast_grid *g, const 
 /* The kernels of a call of `bytes` bytes. Where every destination row starts at the same offset in its line, tiles
  * store straight from the registers; else rows on 4-byte boundaries join lines in registers ("cpu-fast: joined
  * lines") and the rest are staged, as are registers narrower than a line whose blocks would leave more than
- * XPF_OPEN_ROWS half-written lines open (AVX2's 1- and 2-byte blocks: "cpu-fast: staging"). Returns whether stores are non-temporal: they neither read
- * the destination nor evict the source ("cpu-fast: non-temporal stores"). */
+ * XPF_OPEN_ROWS half-written lines open (AVX2's 1- and 2-byte blocks: "cpu-fast: staging"). Returns whether stores
+ * are non-temporal: they neither read the destination nor evict the source ("cpu-fast: non-temporal stores"). */
 static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_t bytes)
 {
     const xp_shape *s = &c->s;

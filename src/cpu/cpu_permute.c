@@ -208,10 +208,7 @@ static void plan_route(const xp_perm *p, route *r)
         }
         for (int k = b0; k <= b; k++)
             r->tile |= 1u << k;
-        if (r->by_source && b0 == b) { /* the tile's columns stay dimension a: its rows' pitch is then one */
-            r->c.s.cols = p->ext[a];
-            r->tile |= 1u << a;
-        } else
+        if (!r->by_source || b0 < b) /* else the tile's columns stay dimension a alone: its rows' pitch is then one */
             plan_cols(p, r);
         if (r->cols.rank > 1) /* scattered columns: measured in destination order only */
             r->by_source = 0;

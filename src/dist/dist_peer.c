@@ -160,12 +160,11 @@ int xp_dist_peer_connect(struct xpose_dist_plan_s *p)
     return st;
 }
 
-/* Rank r packs chunk c of its blocks for every rank into its own sendbuf, then a barrier on
- * the side stream (every rank has packed chunk c), then each rank's copy engines pull their blocks from the
- * peers' sendbufs (mapped once, at creation) into their place in the rank's own dst with 2-D copies, over NVLink,
- * one stream per peer; the block r keeps is transposed straight into dst meanwhile. A closing barrier:
- * no rank repacks its sendbuf while another still reads it. The caller's dst needs no IPC handle, and no call
- * blocks the host. */
+/* Rank r packs chunk c of its blocks for every rank into its own sendbuf, then a barrier on the side stream (every
+ * rank has packed chunk c), then each rank's copy engines pull their blocks from the peers' sendbufs (mapped once, at
+ * creation) into their place in the rank's own dst with 2-D copies, over NVLink, one stream per peer; the block r
+ * keeps is transposed straight into dst meanwhile. A closing barrier: no rank repacks its sendbuf while another still
+ * reads it. The caller's dst needs no IPC handle, and no call blocks the host. */
 int xp_dist_execute_peer(struct xpose_dist_plan_s *p, const void *src, size_t src_ld, void *dst, size_t dst_ld,
                          cudaStream_t stream)
 {

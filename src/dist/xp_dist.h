@@ -20,7 +20,7 @@ struct xpose_dist_plan_s {
     int ahead;                        /* NCCL: chunks the packs may run ahead of the arrivals (0: all) */
     unsigned char *sendbuf, *recvbuf; /* the packed blocks for the other ranks; NCCL: what arrives from them */
     size_t *send_at, *recv_at;        /* each peer's region in sendbuf / recvbuf, bytes */
-    cudaStream_t side;                /* NCCL: where the sends and receives queue; PEER: the handles' exchange */
+    cudaStream_t side;                /* the agreement; NCCL: the sends and receives; PEER: the per-chunk barriers */
     cudaEvent_t start, done, packed[XP_DIST_MAX_CHUNKS], arrived[XP_DIST_MAX_CHUNKS];
     cudaStream_t *copy; /* PEER: one stream per peer for the copies from it (nranks entries) */
     cudaEvent_t *copied;
