@@ -184,6 +184,18 @@ out:
         t_dev_mem.release(d);
 }
 
+/* The rectangles' tile form past the small cases: long cycles (48, 60 chunks) with chunks cut into pieces that do not
+ * divide them, pieces split between items (4736 bytes: 10 pieces, 2 an item) or all in one (131072 x 2048: 2 pieces),
+ * side by side with a batch, and a matrix of 256 MiB. */
+static void tile_form(void)
+{
+    static const ip_case big[] = {{9216, 1152, 1}, {1152, 9216, 2}, {9472, 4736, 1}, {131072, 2048, 1}};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+        CHECK_STATUS(check(NULL, big[i].rows, big[i].cols, 1, big[i].batch, 70 + (unsigned)i), XPOSE_OK, "tile form");
+    CHECK_STATUS(check(NULL, 1152, 9216, 2, 2, 75), XPOSE_OK, "tile form, 2 bytes, a batch");
+    CHECK_STATUS(check(NULL, 1024, 65536, 4, 1, 76), XPOSE_OK, "tile form, float, side by side");
+}
+
 int main(int argc, char **argv)
 {
     int st = xpose_cuda_status();
@@ -195,6 +207,7 @@ int main(int argc, char **argv)
     bad_input();
     long_rows();
     variants();
+    tile_form();
     for (size_t e = 0; e < 5; e++) { /* the production entry point finds device memory on its own (AUTO) */
         CHECK_STATUS(check(NULL, 1001, 999, elem_sizes[e], 2, 7 + (unsigned)e), XPOSE_OK, "production rect");
         CHECK_STATUS(check(NULL, 1024, 1024, elem_sizes[e], 1, 8 + (unsigned)e), XPOSE_OK, "production square");

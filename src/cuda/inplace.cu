@@ -8,6 +8,9 @@
 
 namespace cg = cooperative_groups;
 
+/* Blocks for `total` units of work, each block looping over its share past this many. */
+static unsigned grid_cap(unsigned long long total) { return (unsigned)(total < (1ull << 20) ? total : (1ull << 20)); }
+
 /* ---- square: tile pairs ------------------------------------------------------------------------------------------ */
 
 /* Tile pair k = J (J + 1) / 2 + I, I <= J: tiles (I, J) and (J, I). */
@@ -233,8 +236,8 @@ template <class E, class V> static int sq_launch(const xp_inplace_call *c)
     typedef SqGeo<E, V> G;
     const size_t n = c->rows, tiles = (n + G::T - 1) / G::T;
     const unsigned long long pairs = (unsigned long long)tiles * (tiles + 1) / 2, total = pairs * c->batch;
-    const unsigned grid = (unsigned)(total < (1ull << 20) ? total : (1ull << 20));
-    sq_kernel<E, V><<<grid, G::THREADS, 0, (cudaStream_t)c->stream>>>((char *)c->data, n, n * n * c->es, pairs, total);
+    sq_kernel<E, V>
+        <<<grid_cap(total), G::THREADS, 0, (cudaStream_t)c->stream>>>((char *)c->data, n, n * n * c->es, pairs, total);
     return xp_cuda_launch_status();
 }
 
@@ -273,8 +276,7 @@ static int sq_vec_launch(const SqSpan &q, unsigned walks)
     A.units = WIDE ? (unsigned long long)spans * spans : (unsigned long long)tiles * (tiles + 1) / 2;
     A.total = A.units * q.blocks * q.batch;
     A.walks = walks;
-    const unsigned grid = (unsigned)(A.total < (1ull << 20) ? A.total : (1ull << 20));
-    sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS><<<grid, FAST_THREADS, smem, q.stream>>>(A);
+    sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS><<<grid_cap(A.total), FAST_THREADS, smem, q.stream>>>(A);
     return xp_cuda_launch_status();
 }
 
@@ -633,9 +635,8 @@ static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, c
         cudaGetLastError();
         return XPOSE_ERR_CUDA;
     }
-    const unsigned long long cap = 1ull << 20, clusters = A.groups < cap ? A.groups : cap;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(clusters * A.K));
+    cfg.gridDim = dim3(grid_cap(A.groups) * A.K);
     cfg.blockDim = dim3(RECT_THREADS);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = (cudaStream_t)c->stream;
@@ -698,51 +699,88 @@ template <class E, class V> static int rect_launch(const xp_inplace_call *c, con
  * which for these shapes sends chunk x to x k mod (n - 1) (n chunks a matrix; k = M / g stacked, g side by side;
  * chunks 0 and n - 1 stay). Two passes, each about a copy's traffic, against the decomposition's strided ones; no
  * workspace (as the CPU's tile form in cpu_inplace_rect.c). */
+enum { CHUNK_THREADS = 256, CHUNK_SPAN = 32, CHUNK_MAXLEN = 64, CHUNK_BUF = 32 << 10 };
+
 struct ChunkArgs {
     char *data;
-    size_t member, chunk;           /* bytes a matrix, a chunk */
-    unsigned long long n, k;        /* chunks a matrix, the multiplier */
-    unsigned long long pieces, all; /* CHUNK_PIECE-byte pieces a chunk; (n - 2) x pieces x batch work items */
+    size_t member, chunk;                  /* bytes a matrix, a chunk */
+    unsigned long long n, m1;              /* chunks a matrix; n - 1 */
+    unsigned long long kpow[CHUNK_MAXLEN]; /* k^l mod (n - 1), l < len: the cycle of x is x kpow[l] */
+    unsigned len;                          /* the order of k mod (n - 1): every cycle's length divides it */
+    unsigned piece, pieces, group, groups; /* bytes a piece (a power of two); pieces a chunk; pieces an item; items */
+    unsigned long long spans, all;         /* spans of CHUNK_SPAN chunks a matrix; items in the batch */
 };
 
-enum { CHUNK_THREADS = 256, CHUNK_VECS = 4, CHUNK_PIECE = CHUNK_THREADS * CHUNK_VECS * 16 };
-
-/* One block a (chunk, piece): where the chunk is the smallest of its cycle, the block carries that piece of every chunk
- * of the cycle one step along it (the loads of a step all in flight), else it has nothing to do. The pieces of a chunk
- * move independently: no block waits for another. */
+/* One block an item: a span of CHUNK_SPAN chunks of one matrix and a group of their pieces. Its warps find the span's
+ * chunks that lead their cycle (the smallest member), each lane one member, then for every leader and piece the block
+ * loads that piece of every member of the cycle (all in flight, by cp.async), and stores each into the next member:
+ * a copy's traffic with one latency a piece, where a walk along the cycle pays one a step. Cycles and pieces are
+ * disjoint: no block waits for another. */
 __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
 {
-    const unsigned long long m1 = A.n - 1;
+    __shared__ unsigned s_mem[CHUNK_SPAN][CHUNK_MAXLEN]; /* the leaders' cycles: chunk indices (n < 2^31) */
+    __shared__ unsigned s_len[CHUNK_SPAN];
+    __shared__ unsigned s_count;
+    extern __shared__ __align__(16) unsigned char buf[];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, vp = A.piece / 16;
     for (unsigned long long w = blockIdx.x; w < A.all; w += gridDim.x) {
-        const unsigned long long piece = w % A.pieces, x0 = 1 + w / A.pieces % (A.n - 2),
-                                 mat = w / A.pieces / (A.n - 2);
-        bool lead = true;
-        for (unsigned long long y = x0 * A.k % m1; y != x0 && lead; y = y * A.k % m1)
-            lead = y > x0;
-        if (!lead)
-            continue;
-        const size_t at = piece * CHUNK_PIECE + threadIdx.x * 16;
-        char *base = A.data + mat * A.member + at;
-        uint4 carry[CHUNK_VECS], t[CHUNK_VECS];
-#pragma unroll
-        for (int v = 0; v < CHUNK_VECS; v++)
-            if (at + v * CHUNK_THREADS * 16 < A.chunk)
-                carry[v] = *(const uint4 *)(base + x0 * A.chunk + v * CHUNK_THREADS * 16);
-        for (unsigned long long p = x0 * A.k % m1;; p = p * A.k % m1) {
-            char *q = base + p * A.chunk;
-#pragma unroll
-            for (int v = 0; v < CHUNK_VECS; v++)
-                if (at + v * CHUNK_THREADS * 16 < A.chunk)
-                    t[v] = *(const uint4 *)(q + v * CHUNK_THREADS * 16);
-#pragma unroll
-            for (int v = 0; v < CHUNK_VECS; v++)
-                if (at + v * CHUNK_THREADS * 16 < A.chunk) {
-                    *(uint4 *)(q + v * CHUNK_THREADS * 16) = carry[v];
-                    carry[v] = t[v];
-                }
-            if (p == x0)
+        const unsigned long long grp = w % A.groups, span = w / A.groups % A.spans, mat = w / A.groups / A.spans;
+        if (threadIdx.x == 0)
+            s_count = 0;
+        __syncthreads();
+        for (unsigned s = warp; s < CHUNK_SPAN; s += CHUNK_THREADS / 32) {
+            const unsigned long long x0 = 1 + span * CHUNK_SPAN + s;
+            if (x0 >= A.n - 1)
                 break;
+            unsigned long long y[2];
+            bool below = false;
+            unsigned back[2];
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const unsigned l = lane + 32 * h;
+                y[h] = l < A.len ? x0 * A.kpow[l] % A.m1 : x0;
+                below |= y[h] < x0;
+                back[h] = __ballot_sync(0xffffffffu, l > 0 && l < A.len && y[h] == x0);
+            }
+            if (__any_sync(0xffffffffu, below))
+                continue;
+            const unsigned len = back[0] ? __ffs(back[0]) - 1 : back[1] ? 32 + __ffs(back[1]) - 1 : A.len;
+            unsigned at = 0;
+            if (lane == 0)
+                at = atomicAdd(&s_count, 1u);
+            at = __shfl_sync(0xffffffffu, at, 0);
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                if (lane + 32 * h < len)
+                    s_mem[at][lane + 32 * h] = (unsigned)y[h];
+            if (lane == 0)
+                s_len[at] = len;
         }
+        __syncthreads();
+        const unsigned count = s_count;
+        char *base = A.data + mat * A.member;
+        for (unsigned e = 0; e < count; e++) {
+            const unsigned len = s_len[e], total = len * vp;
+            for (unsigned p = (unsigned)grp * A.group; p < A.pieces && p < (unsigned)(grp + 1) * A.group; p++) {
+                const size_t off = (size_t)p * A.piece;
+                for (unsigned i = threadIdx.x; i < total; i += CHUNK_THREADS) {
+                    const unsigned l = i / vp, v = i % vp;
+                    if (off + v * 16 < A.chunk)
+                        __pipeline_memcpy_async(buf + (size_t)i * 16, base + s_mem[e][l] * A.chunk + off + v * 16, 16);
+                }
+                __pipeline_commit();
+                __pipeline_wait_prior(0);
+                __syncthreads();
+                for (unsigned i = threadIdx.x; i < total; i += CHUNK_THREADS) {
+                    const unsigned l = i / vp, v = i % vp, to = l + 1 == len ? 0 : l + 1;
+                    if (off + v * 16 < A.chunk)
+                        *(uint4 *)(base + s_mem[e][to] * A.chunk + off + v * 16) =
+                            *(const uint4 *)(buf + (size_t)i * 16);
+                }
+                __syncthreads(); /* the next piece reuses the buffer */
+            }
+        }
+        __syncthreads(); /* the next item rewrites the leaders */
     }
 }
 
@@ -759,27 +797,50 @@ static int rect_tiles(const xp_inplace_call *c, int *taken)
     const unsigned long long n = (unsigned long long)(a > b ? a : b) * g, k = b == 1 ? a : g, m1 = n - 1;
     if (n >= (1ull << 31))
         return XPOSE_OK;
-    unsigned long long v = k % m1;
-    for (int len = 1; v != 1 && len <= 64; len++)
-        v = v * k % m1;
-    if (v != 1)
-        return XPOSE_OK;
+    unsigned len = 1;
+    for (unsigned long long v = k % m1; v != 1; v = v * k % m1)
+        if (++len > CHUNK_MAXLEN)
+            return XPOSE_OK;
     *taken = 1;
     const SqSpan q{(char *)c->data,        g, N * es, b == 1 ? g * g * es : g * es, M * N * es, a > b ? a : b, c->batch,
                    (cudaStream_t)c->stream};
     int st = sq_vec(q, es, 0, 0);
-    if (st != XPOSE_OK || k == 1)
+    if (st != XPOSE_OK || len == 1)
         return st;
     ChunkArgs A;
+    memset(&A, 0, sizeof A);
     A.data = (char *)c->data;
     A.member = M * N * es;
     A.chunk = g * es;
     A.n = n;
-    A.k = k;
-    A.pieces = (A.chunk + CHUNK_PIECE - 1) / CHUNK_PIECE;
-    A.all = (n - 2) * A.pieces * c->batch;
-    const unsigned grid = (unsigned)(A.all < (1ull << 20) ? A.all : (1ull << 20));
-    chunk_kernel<<<grid, CHUNK_THREADS, 0, (cudaStream_t)c->stream>>>(A);
+    A.m1 = m1;
+    A.len = len;
+    A.kpow[0] = 1;
+    for (unsigned l = 1; l < len; l++)
+        A.kpow[l] = A.kpow[l - 1] * k % m1;
+    /* Pieces as large as the buffer holds for the longest cycle, but no larger than the chunk needs. */
+    A.piece = CHUNK_BUF / len;
+    while (A.piece & (A.piece - 1))
+        A.piece &= A.piece - 1;
+    while (A.piece / 2 >= A.chunk)
+        A.piece /= 2;
+    A.pieces = (unsigned)((A.chunk + A.piece - 1) / A.piece);
+    A.spans = (n - 2 + CHUNK_SPAN - 1) / CHUNK_SPAN;
+    /* Enough items for some 16 blocks a multiprocessor over the run: the pieces split where the spans are few. */
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    const unsigned long long want = 16ull * (unsigned)sms, have = A.spans * c->batch;
+    const unsigned long long split = have >= want ? 1 : (want + have - 1) / have;
+    A.group = (unsigned)((A.pieces + split - 1) / split);
+    if (A.group < 1)
+        A.group = 1;
+    A.groups = (A.pieces + A.group - 1) / A.group;
+    A.all = A.spans * A.groups * c->batch;
+    chunk_kernel<<<grid_cap(A.all), CHUNK_THREADS, (size_t)len * A.piece, (cudaStream_t)c->stream>>>(A);
     return xp_cuda_launch_status();
 }
 
