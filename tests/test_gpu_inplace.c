@@ -196,6 +196,23 @@ static void tile_form(void)
     CHECK_STATUS(check(NULL, 1024, 65536, 4, 1, 76), XPOSE_OK, "tile form, float, side by side");
 }
 
+/* The block form (132 multiprocessors: H100, H200), each element size wide and tall: blocks one block holds and blocks
+ * split across a cluster (K 2-5), output rows of whole vectors and not (odd short sides), cycles that one window holds
+ * (up to 72 chunks) and cycles walked in windows (132-248 chunks; 1170 for issue 38's shapes). */
+static void block_form(void)
+{
+    static const struct {
+        size_t rows, cols, es, batch;
+    } big[] = {{3, 1024, 1, 2},     {4096, 48, 1, 1},    {571, 8192, 1, 1},  {16384, 1696, 1, 1}, {1129, 8192, 1, 1},
+               {8, 1024, 2, 3},     {1024, 112, 2, 1},   {380, 6144, 2, 1},  {4096, 688, 2, 1},   {45, 2048, 4, 1},
+               {1024, 80, 4, 2},    {324, 4096, 4, 1},   {2048, 688, 4, 1},  {2048, 1892, 4, 1},  {1129, 2048, 4, 1},
+               {1000, 32768, 4, 1}, {32768, 1000, 4, 1}, {1536, 380, 8, 1},  {571, 1024, 8, 1},   {48, 1024, 8, 2},
+               {1024, 30, 16, 1},   {379, 1024, 16, 1},  {4096, 205, 16, 1}, {205, 4096, 16, 1}};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+        CHECK_STATUS(check(NULL, big[i].rows, big[i].cols, big[i].es, big[i].batch, 80 + (unsigned)i), XPOSE_OK,
+                     "block form");
+}
+
 int main(int argc, char **argv)
 {
     int st = xpose_cuda_status();
@@ -208,6 +225,7 @@ int main(int argc, char **argv)
     long_rows();
     variants();
     tile_form();
+    block_form();
     for (size_t e = 0; e < 5; e++) { /* the production entry point finds device memory on its own (AUTO) */
         CHECK_STATUS(check(NULL, 1001, 999, elem_sizes[e], 2, 7 + (unsigned)e), XPOSE_OK, "production rect");
         CHECK_STATUS(check(NULL, 1024, 1024, elem_sizes[e], 1, 8 + (unsigned)e), XPOSE_OK, "production square");

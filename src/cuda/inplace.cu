@@ -11,6 +11,18 @@ namespace cg = cooperative_groups;
 /* Blocks for `total` units of work, each block looping over its share past this many. */
 static unsigned grid_cap(unsigned long long total) { return (unsigned)(total < (1ull << 20) ? total : (1ull << 20)); }
 
+/* The device's multiprocessors. */
+static int sm_count(int *sms)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    return XPOSE_OK;
+}
+
 /* ---- square: tile pairs ------------------------------------------------------------------------------------------ */
 
 /* Tile pair k = J (J + 1) / 2 + I, I <= J: tiles (I, J) and (J, I). */
@@ -691,157 +703,363 @@ template <class E, class V> static int rect_launch(const xp_inplace_call *c, con
     return XPOSE_OK;
 }
 
-/* ---- rectangular: the tile form ---------------------------------------------------------------------------------- */
+/* ---- rectangular: the tile and block forms ----------------------------------------------------------------------- */
 
-/* For an M x N matrix of g = gcd(M, N) whose g x g squares lie stacked (N = g) or side by side (M = g), with chunks of
- * g elements worth moving whole: each square transposed in place by the square kernel, which leaves every row of A^T
- * made of whole chunks of the matrix's rows; then the chunks go to their places along the cycles of their permutation,
- * which for these shapes sends chunk x to x k mod (n - 1) (n chunks a matrix; k = M / g stacked, g side by side;
- * chunks 0 and n - 1 stay). Two passes, each about a copy's traffic, against the decomposition's strided ones; no
- * workspace (as the CPU's tile form in cpu_inplace_rect.c). */
-enum { CHUNK_THREADS = 256, CHUNK_SPAN = 32, CHUNK_MAXLEN = 64, CHUNK_BUF = 32 << 10 };
+/* Both forms split the transpose into in-place transposes of contiguous blocks and a permutation of chunks (runs of
+ * elements that stay together), each pass about a copy's traffic where the decomposition's column passes are strided.
+ * Tile form: an M x N matrix whose g x g squares (g = gcd(M, N)) lie stacked (N = g) or side by side (M = g); the
+ * square kernel transposes each square, which leaves every row of A^T made of whole chunks of g elements. Block form:
+ * an R x C matrix (R < C) whose long side splits into blocks of w elements: the chunks (w elements of a row) go first,
+ * so that each R x w block is contiguous, then a cluster transposes each block (bt_kernel); a tall matrix takes the same
+ * two passes undone in reverse. Either way the chunk permutation is the transpose of a P x Q matrix of chunks, which
+ * sends chunk x to x P mod (n - 1) (n = P Q chunks a matrix; chunks 0 and n - 1 stay). No workspace. */
+enum { CHUNK_THREADS = 256, CHUNK_SPAN = 32, CHUNK_WIN = 128, CHUNK_BUF = 32 << 10 };
 
 struct ChunkArgs {
     char *data;
-    size_t member, chunk;                  /* bytes a matrix, a chunk */
-    unsigned long long n, m1;              /* chunks a matrix; n - 1 */
-    unsigned long long kpow[CHUNK_MAXLEN]; /* k^l mod (n - 1), l < len: the cycle of x is x kpow[l] */
-    unsigned len;                          /* the order of k mod (n - 1): every cycle's length divides it */
-    unsigned piece, pieces, group, groups; /* bytes a piece (a power of two); pieces a chunk; pieces an item; items */
-    unsigned long long spans, all;         /* spans of CHUNK_SPAN chunks a matrix; items in the batch */
+    size_t member, chunk;                   /* bytes a matrix, a chunk */
+    unsigned long long n, m1, inv;          /* chunks a matrix; n - 1; 2^64 / (n - 1), rounded down */
+    unsigned long long kpow[CHUNK_WIN + 1]; /* P^t mod (n - 1): member t of x's cycle is x kpow[t] */
+    unsigned win;                           /* cycle members a window: the buffer holds win + 1 pieces */
+    unsigned piece, pieces, group, groups;  /* bytes a piece (a power of two); pieces a chunk; pieces an item; items */
+    unsigned long long spans, all;          /* spans of CHUNK_SPAN chunks a matrix; items in the batch */
+    unsigned long long sa, sb;              /* chunk 1 + span sa + s sb is the span's chunk s */
 };
 
-/* One block an item: a span of CHUNK_SPAN chunks of one matrix and a group of their pieces. Its warps find the span's
- * chunks that lead their cycle (the smallest member), each lane one member, then for every leader and piece the block
- * loads that piece of every member of the cycle (all in flight, by cp.async), and stores each into the next member:
- * a copy's traffic with one latency a piece, where a walk along the cycle pays one a step. Cycles and pieces are
- * disjoint: no block waits for another. */
+/* a b mod (n - 1) for a, b < n - 1 < 2^31, by Barrett's reduction: a 64-bit remainder costs some sixty instructions,
+ * and the leader search takes one for every member it looks at. */
+__device__ __forceinline__ unsigned long long chunk_mulmod(const ChunkArgs &A, unsigned long long a,
+                                                           unsigned long long b)
+{
+    const unsigned long long x = a * b;
+    unsigned long long r = x - __umul64hi(x, A.inv) * A.m1;
+    while (r >= A.m1)
+        r -= A.m1;
+    return r;
+}
+
+/* Whether chunk x0 leads its cycle (is its smallest member), and the cycle's length: one warp, its lanes 32 members
+ * at a time, until one is smaller or the cycle closes (most chunks stop within a round). */
+__device__ __forceinline__ unsigned chunk_leads(const ChunkArgs &A, const unsigned long long *kpow,
+                                                unsigned long long x0, unsigned lane)
+{
+    unsigned long long z = chunk_mulmod(A, x0, kpow[lane + 1]);
+    for (unsigned r = 0;; r += 32) {
+        const unsigned below = __ballot_sync(0xffffffffu, z < x0), back = __ballot_sync(0xffffffffu, z == x0);
+        if (back) {
+            const unsigned b = __ffs(back) - 1;
+            return below & ((1u << b) - 1) ? 0 : r + b + 1;
+        }
+        if (below)
+            return 0;
+        z = chunk_mulmod(A, z, kpow[32]);
+    }
+}
+
+/* One block an item: a span of CHUNK_SPAN chunks of one matrix and a group of their pieces. The warps find the span's
+ * leaders; then for every leader and piece the block walks the cycle a window at a time: it loads that piece of the
+ * window's members (all in flight, by cp.async) and stores each into the next member, the window's last carried over
+ * in the buffer. Short cycles fit one window: a copy's traffic with one latency a piece, where a walk along the cycle
+ * pays one a step. Cycles and pieces are disjoint: no block waits for another. */
 __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
 {
-    __shared__ unsigned s_mem[CHUNK_SPAN][CHUNK_MAXLEN]; /* the leaders' cycles: chunk indices (n < 2^31) */
-    __shared__ unsigned s_len[CHUNK_SPAN];
-    __shared__ unsigned s_count;
+    __shared__ unsigned s_x[CHUNK_SPAN], s_len[CHUNK_SPAN], s_mem[CHUNK_WIN + 1], s_count;
+    __shared__ unsigned long long kpow[CHUNK_WIN + 1]; /* indexed by thread: parameters serialise such reads */
     extern __shared__ __align__(16) unsigned char buf[];
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, vp = A.piece / 16;
+    for (unsigned t = threadIdx.x; t <= CHUNK_WIN; t += CHUNK_THREADS)
+        kpow[t] = A.kpow[t];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, vp = A.piece / 16, slots = A.win + 1;
     for (unsigned long long w = blockIdx.x; w < A.all; w += gridDim.x) {
         const unsigned long long grp = w % A.groups, span = w / A.groups % A.spans, mat = w / A.groups / A.spans;
         if (threadIdx.x == 0)
             s_count = 0;
         __syncthreads();
         for (unsigned s = warp; s < CHUNK_SPAN; s += CHUNK_THREADS / 32) {
-            const unsigned long long x0 = 1 + span * CHUNK_SPAN + s;
+            const unsigned long long x0 = 1 + span * A.sa + s * A.sb;
             if (x0 >= A.n - 1)
                 break;
-            unsigned long long y[2];
-            bool below = false;
-            unsigned back[2];
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const unsigned l = lane + 32 * h;
-                y[h] = l < A.len ? x0 * A.kpow[l] % A.m1 : x0;
-                below |= y[h] < x0;
-                back[h] = __ballot_sync(0xffffffffu, l > 0 && l < A.len && y[h] == x0);
-            }
-            if (__any_sync(0xffffffffu, below))
-                continue;
-            const unsigned len = back[0] ? __ffs(back[0]) - 1 : back[1] ? 32 + __ffs(back[1]) - 1 : A.len;
-            unsigned at = 0;
-            if (lane == 0)
-                at = atomicAdd(&s_count, 1u);
-            at = __shfl_sync(0xffffffffu, at, 0);
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-                if (lane + 32 * h < len)
-                    s_mem[at][lane + 32 * h] = (unsigned)y[h];
-            if (lane == 0)
+            const unsigned len = chunk_leads(A, kpow, x0, lane);
+            if (len && lane == 0) {
+                const unsigned at = atomicAdd(&s_count, 1u);
+                s_x[at] = (unsigned)x0;
                 s_len[at] = len;
+            }
         }
         __syncthreads();
         const unsigned count = s_count;
         char *base = A.data + mat * A.member;
         for (unsigned e = 0; e < count; e++) {
-            const unsigned len = s_len[e], total = len * vp;
+            const unsigned len = s_len[e];
             for (unsigned p = (unsigned)grp * A.group; p < A.pieces && p < (unsigned)(grp + 1) * A.group; p++) {
                 const size_t off = (size_t)p * A.piece;
-                for (unsigned i = threadIdx.x; i < total; i += CHUNK_THREADS) {
-                    const unsigned l = i / vp, v = i % vp;
-                    if (off + v * 16 < A.chunk)
-                        __pipeline_memcpy_async(buf + (size_t)i * 16, base + s_mem[e][l] * A.chunk + off + v * 16, 16);
+                unsigned long long ys = s_x[e]; /* member s of the cycle */
+                for (unsigned s = 0; s < len;) {
+                    const unsigned nb = min(A.win, len - s);        /* this window stores members s + 1 .. s + nb */
+                    if (nb < len || p == (unsigned)grp * A.group) { /* one window: its members serve every piece */
+                        for (unsigned t = threadIdx.x; t <= nb; t += CHUNK_THREADS)
+                            s_mem[t] = (unsigned)chunk_mulmod(A, ys, kpow[t]);
+                        __syncthreads();
+                    }
+                    /* Loads: members s (the first window only: later ones hold it already) .. s + nb, but not member
+                     * len, which is member 0 again. */
+                    const unsigned t0 = s ? 1 : 0, t1 = s + nb < len ? nb : nb - 1;
+                    for (unsigned i = threadIdx.x; i < (t1 + 1 - t0) * vp; i += CHUNK_THREADS) {
+                        const unsigned t = t0 + i / vp, v = i % vp;
+                        if (off + v * 16 < A.chunk)
+                            __pipeline_memcpy_async(buf + ((size_t)((s + t) % slots) * A.piece + v * 16),
+                                                    base + s_mem[t] * A.chunk + off + v * 16, 16);
+                    }
+                    __pipeline_commit();
+                    __pipeline_wait_prior(0);
+                    __syncthreads();
+                    for (unsigned i = threadIdx.x; i < nb * vp; i += CHUNK_THREADS) {
+                        const unsigned t = 1 + i / vp, v = i % vp;
+                        if (off + v * 16 < A.chunk)
+                            *(uint4 *)(base + s_mem[t] * A.chunk + off + v * 16) =
+                                *(const uint4 *)(buf + (size_t)((s + t - 1) % slots) * A.piece + v * 16);
+                    }
+                    ys = s_mem[nb];
+                    s += nb;
+                    __syncthreads(); /* the next window rewrites the members and the slots */
                 }
-                __pipeline_commit();
-                __pipeline_wait_prior(0);
-                __syncthreads();
-                for (unsigned i = threadIdx.x; i < total; i += CHUNK_THREADS) {
-                    const unsigned l = i / vp, v = i % vp, to = l + 1 == len ? 0 : l + 1;
-                    if (off + v * 16 < A.chunk)
-                        *(uint4 *)(base + s_mem[e][to] * A.chunk + off + v * 16) =
-                            *(const uint4 *)(buf + (size_t)i * 16);
-                }
-                __syncthreads(); /* the next piece reuses the buffer */
             }
         }
         __syncthreads(); /* the next item rewrites the leaders */
     }
 }
 
+/* The chunk permutation of a batch of matrices of `member` bytes: the transpose of a P x Q matrix of chunks of `chunk`
+ * bytes, where its cycles are at most `order` long. */
+static int chunk_run(const xp_inplace_call *c, size_t member, size_t chunk, unsigned long long P, unsigned long long Q,
+                     unsigned order)
+{
+    ChunkArgs A;
+    memset(&A, 0, sizeof A);
+    A.data = (char *)c->data;
+    A.member = member;
+    A.chunk = chunk;
+    A.n = P * Q;
+    A.m1 = A.n - 1;
+    A.inv = ~0ull / A.m1;
+    A.kpow[0] = 1;
+    for (unsigned t = 1; t <= CHUNK_WIN; t++)
+        A.kpow[t] = A.kpow[t - 1] * (P % A.m1) % A.m1;
+    /* Pieces as large as lets one window hold a whole cycle, down to 256 bytes, and no larger than the chunk needs. */
+    A.piece = CHUNK_BUF / (order + 1);
+    while (A.piece & (A.piece - 1))
+        A.piece &= A.piece - 1;
+    if (A.piece < 256)
+        A.piece = 256;
+    while (A.piece / 2 >= A.chunk)
+        A.piece /= 2;
+    A.win = CHUNK_BUF / A.piece - 1 < CHUNK_WIN ? CHUNK_BUF / A.piece - 1 : CHUNK_WIN;
+    A.pieces = (unsigned)((A.chunk + A.piece - 1) / A.piece);
+    A.spans = (A.n - 2 + CHUNK_SPAN - 1) / CHUNK_SPAN;
+    /* Spans of consecutive chunks, but where the cycles outrun a window their leaders crowd the low chunks (a few per
+     * cycle of thousands), so that each span takes every spans-th chunk instead ("inplace: chunk spans"). */
+    A.sa = order > A.win ? 1 : CHUNK_SPAN;
+    A.sb = order > A.win ? A.spans : 1;
+    /* Enough items for some 16 blocks a multiprocessor over the run: the pieces split where the spans are few. */
+    int sms = 0;
+    const int st = sm_count(&sms);
+    if (st != XPOSE_OK)
+        return st;
+    const unsigned long long want = 16ull * (unsigned)sms, have = A.spans * c->batch;
+    const unsigned long long split = have >= want ? 1 : (want + have - 1) / have;
+    A.group = (unsigned)((A.pieces + split - 1) / split);
+    A.groups = (A.pieces + A.group - 1) / A.group;
+    A.all = A.spans * A.groups * c->batch;
+    chunk_kernel<<<grid_cap(A.all), CHUNK_THREADS, (size_t)(A.win + 1) * A.piece, (cudaStream_t)c->stream>>>(A);
+    return xp_cuda_launch_status();
+}
+
+/* The block form's block transposes: `count` contiguous h x w blocks, each held by a cluster of K blocks. Block r loads
+ * columns [r cpart, (r + 1) cpart) of every row into its shared memory (rows `pitch` bytes apart: padded so that a warp
+ * reading down a column meets different banks), and after the cluster's barrier stores those columns as rows of the
+ * w x h transpose. The cluster only orders the loads before the stores: no block reads another's shared memory. */
+struct BtArgs {
+    char *data;
+    unsigned long long count;
+    unsigned h, w, pitch, cpart, K;
+};
+
+enum { BT_THREADS = 512 };
+
+template <class E, class V> __global__ void __launch_bounds__(BT_THREADS) bt_kernel(const BtArgs A)
+{
+    enum { KV = sizeof(V) / sizeof(E) };
+    extern __shared__ __align__(16) char own[];
+    const unsigned rank = blockIdx.x % A.K, T = blockDim.x;
+    const size_t bytes = (size_t)A.h * A.w * sizeof(E);
+    const unsigned c0 = min(A.w, rank * A.cpart), c1 = min(A.w, c0 + A.cpart);
+    const unsigned cv = (c1 - c0) * (unsigned)sizeof(E) / 16, hv = A.h / KV;
+    for (unsigned long long q = blockIdx.x / A.K; q < A.count; q += gridDim.x / A.K) {
+        char *blk = A.data + q * bytes;
+        /* Column parts are whole 16-byte vectors; the padded rows take them a word at a time. */
+        for (unsigned u = threadIdx.x; u < A.h * cv; u += T) {
+            const unsigned r = u / cv, v = u % cv;
+            const uint4 x = *(const uint4 *)(blk + ((size_t)r * A.w + c0) * sizeof(E) + v * 16);
+            unsigned *d = (unsigned *)(own + (size_t)r * A.pitch + v * 16);
+            d[0] = x.x, d[1] = x.y, d[2] = x.z, d[3] = x.w;
+        }
+        rect_sync(A.K);
+        for (unsigned u = threadIdx.x; u < (c1 - c0) * hv; u += T) {
+            const unsigned t = u / hv, i0 = u % hv * KV;
+            XpLanes<E> out;
+#pragma unroll
+            for (int e = 0; e < KV; e++)
+                out.e[e] = *(const E *)(own + (size_t)(i0 + e) * A.pitch + t * sizeof(E));
+            *(V *)(blk + ((size_t)(c0 + t) * A.h + i0) * sizeof(E)) = *(const V *)&out;
+        }
+        rect_sync(A.K); /* no block reloads while another still stores */
+    }
+}
+
+template <class E, class V> static int bt_launch(const xp_inplace_call *c, const BtArgs &A0, size_t smem)
+{
+    BtArgs A = A0;
+    const void *fn = (const void *)bt_kernel<E, V>;
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid_cap(A.count) * A.K);
+    cfg.blockDim = dim3(BT_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = (cudaStream_t)c->stream;
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = A.K;
+    at.val.clusterDim.y = 1;
+    at.val.clusterDim.z = 1;
+    cfg.attrs = &at;
+    cfg.numAttrs = A.K > 1;
+    if (cudaLaunchKernelEx(&cfg, bt_kernel<E, V>, A) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    return xp_cuda_launch_status();
+}
+
+/* Whether the chunk permutation of a P x Q chunk matrix suits the GPU: its longest cycle (the order of P mod n - 1,
+ * which every cycle's length divides) at most 64 chunks, or at most CHUNK_ORDER with at least two cycles a
+ * multiprocessor (`sms`), since one block walks a cycle's piece. The bound also ends the search for the order early.
+ * Sets *order. */
+enum { CHUNK_ORDER = 4096 };
+
+static int chunk_suits(unsigned long long P, unsigned long long Q, int sms, unsigned *order)
+{
+    const unsigned long long n = P * Q, m1 = n - 1;
+    if (n < 3 || n >= (1ull << 31))
+        return 0;
+    unsigned long long most = (n - 2) / (2ull * (unsigned)sms);
+    most = most < 64 ? 64 : most > CHUNK_ORDER ? CHUNK_ORDER : most;
+    unsigned len = 1;
+    for (unsigned long long v = P % m1; v != 1; v = v * P % m1)
+        if (++len > most)
+            return 0;
+    *order = len;
+    return 1;
+}
+
 /* The tile form where it applies (above): chunks of at least 1 KiB, squares of whole 128-element tiles on the vector
- * tiles, cycles of at most 64 chunks (the order of k mod n - 1 bounds them) so that a wave holds many cycles; the
- * production row only (the lab rows run the decomposition). Sets *taken and returns the status. */
+ * tiles, cycles that chunk_suits; the production row only (the lab rows run the decomposition). Sets *taken and
+ * returns the status. */
 static int rect_tiles(const xp_inplace_call *c, int *taken)
 {
     const size_t M = c->rows, N = c->cols, es = c->es, g = xp_gcd(M, N), a = M / g, b = N / g;
     *taken = 0;
+    unsigned order = 0;
+    int sms = 0;
     if (c->p0 != XP_CKG_AUTO || c->p1 || (a != 1 && b != 1) || g % 128 || g * es < 1024 ||
         !sq_vec_fits(c->data, g, es, N * es))
         return XPOSE_OK;
-    const unsigned long long n = (unsigned long long)(a > b ? a : b) * g, k = b == 1 ? a : g, m1 = n - 1;
-    if (n >= (1ull << 31))
-        return XPOSE_OK;
-    unsigned len = 1;
-    for (unsigned long long v = k % m1; v != 1; v = v * k % m1)
-        if (++len > CHUNK_MAXLEN)
-            return XPOSE_OK;
+    const int st0 = sm_count(&sms);
+    if (st0 != XPOSE_OK || !chunk_suits(b == 1 ? a : g, b == 1 ? g : b, sms, &order))
+        return st0;
     *taken = 1;
     const SqSpan q{(char *)c->data,        g, N * es, b == 1 ? g * g * es : g * es, M * N * es, a > b ? a : b, c->batch,
                    (cudaStream_t)c->stream};
     int st = sq_vec(q, es, 0, 0);
-    if (st != XPOSE_OK || len == 1)
+    if (st != XPOSE_OK || order == 1)
         return st;
-    ChunkArgs A;
-    memset(&A, 0, sizeof A);
-    A.data = (char *)c->data;
-    A.member = M * N * es;
-    A.chunk = g * es;
-    A.n = n;
-    A.m1 = m1;
-    A.len = len;
-    A.kpow[0] = 1;
-    for (unsigned l = 1; l < len; l++)
-        A.kpow[l] = A.kpow[l - 1] * k % m1;
-    /* Pieces as large as the buffer holds for the longest cycle, but no larger than the chunk needs. */
-    A.piece = CHUNK_BUF / len;
-    while (A.piece & (A.piece - 1))
-        A.piece &= A.piece - 1;
-    while (A.piece / 2 >= A.chunk)
-        A.piece /= 2;
-    A.pieces = (unsigned)((A.chunk + A.piece - 1) / A.piece);
-    A.spans = (n - 2 + CHUNK_SPAN - 1) / CHUNK_SPAN;
-    /* Enough items for some 16 blocks a multiprocessor over the run: the pieces split where the spans are few. */
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
+    return chunk_run(c, M * N * es, g * es, b == 1 ? a : g, b == 1 ? g : b, order);
+}
+
+/* The fewest blocks K of a cluster whose column parts of B's h x w blocks fit each block's shared memory, by preference
+ * RECT_BUDGET (two blocks a multiprocessor), else the opt-in maximum; sets B's K, cpart and pitch. Returns 0 where
+ * none fits. */
+static int bt_split(const RectDevice &d, BtArgs *B, size_t es)
+{
+    const size_t u = 16 / xp_gcd(16, es), pad = es > 4 ? es : 4, budgets[2] = {d.budget, d.optin};
+    for (int t = 0; t < 2; t++)
+        for (unsigned K = 1; K <= d.kmax; K++) {
+            const size_t cpart = ((B->w + K - 1) / K + u - 1) / u * u, pitch = cpart * es + pad;
+            if ((size_t)B->h * pitch <= budgets[t]) {
+                B->K = K, B->cpart = (unsigned)cpart, B->pitch = (unsigned)pitch;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* The block form where it applies (above): the long side L splits into blocks of w elements, the smallest w whose
+ * chunks are whole 16-byte vectors of at least 256 bytes (at most 64 KiB), whose h x w blocks a cluster holds, and
+ * whose chunk permutation chunk_suits; the production row only. Sets *taken and returns the status. */
+static int rect_blocks(const xp_inplace_call *c, const RectDevice &d, int *taken)
+{
+    const size_t M = c->rows, N = c->cols, es = c->es;
+    const int wide = M < N;
+    const size_t h = wide ? M : N, L = wide ? N : M;
+    *taken = 0;
+    if (c->p0 != XP_CKG_AUTO || c->p1 || (uintptr_t)c->data % 16 || (!wide && N * es % 16))
+        return XPOSE_OK;
+    int sms = 0;
+    const int st0 = sm_count(&sms);
+    if (st0 != XPOSE_OK)
+        return st0;
+    BtArgs B;
+    memset(&B, 0, sizeof B);
+    unsigned order = 0;
+    size_t w = 0;
+    const size_t u = 16 / xp_gcd(16, es); /* chunks of whole vectors */
+    for (size_t v = (256 / es + u - 1) / u * u; v * es <= (64 << 10) && v <= L / 2 && !w; v += u) {
+        if (L % v)
+            continue;
+        B.h = (unsigned)(wide ? h : v), B.w = (unsigned)(wide ? v : h);
+        if (bt_split(d, &B, es) && chunk_suits(wide ? h : L / v, wide ? L / v : h, sms, &order))
+            w = v;
     }
-    const unsigned long long want = 16ull * (unsigned)sms, have = A.spans * c->batch;
-    const unsigned long long split = have >= want ? 1 : (want + have - 1) / have;
-    A.group = (unsigned)((A.pieces + split - 1) / split);
-    if (A.group < 1)
-        A.group = 1;
-    A.groups = (A.pieces + A.group - 1) / A.group;
-    A.all = A.spans * A.groups * c->batch;
-    chunk_kernel<<<grid_cap(A.all), CHUNK_THREADS, (size_t)len * A.piece, (cudaStream_t)c->stream>>>(A);
-    return xp_cuda_launch_status();
+    if (!w)
+        return XPOSE_OK;
+    *taken = 1;
+    B.data = (char *)c->data;
+    B.count = L / w * c->batch;
+    const size_t smem = (size_t)B.h * B.pitch;
+    const int vec = B.h * es % 16 == 0;
+    int st = XPOSE_OK;
+    for (int step = 0; step < 2 && st == XPOSE_OK; step++) {
+        if (step == wide) { /* wide: the chunks first; tall: the blocks first */
+            switch (es) {
+            case 1: st = vec ? bt_launch<uint8_t, uint4>(c, B, smem) : bt_launch<uint8_t, uint8_t>(c, B, smem); break;
+            case 2:
+                st = vec ? bt_launch<uint16_t, uint4>(c, B, smem) : bt_launch<uint16_t, uint16_t>(c, B, smem);
+                break;
+            case 4:
+                st = vec ? bt_launch<uint32_t, uint4>(c, B, smem) : bt_launch<uint32_t, uint32_t>(c, B, smem);
+                break;
+            case 8:
+                st = vec ? bt_launch<uint64_t, uint4>(c, B, smem) : bt_launch<uint64_t, uint64_t>(c, B, smem);
+                break;
+            default: st = bt_launch<xp_v16, xp_v16>(c, B, smem); break;
+            }
+        } else if (order > 1) {
+            st = chunk_run(c, M * N * es, w * es, wide ? h : L / w, wide ? L / w : h, order);
+        }
+    }
+    return st;
 }
 
 extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
@@ -865,9 +1083,11 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
         return XPOSE_OK;
     if (!c->need)
         c->ws = NULL;
-    int tiles = 0;
-    st = rect_tiles(c, &tiles);
-    if (tiles || st != XPOSE_OK)
+    int taken = 0;
+    st = rect_tiles(c, &taken);
+    if (!taken && st == XPOSE_OK)
+        st = rect_blocks(c, d, &taken);
+    if (taken || st != XPOSE_OK)
         return st;
     const int vec = (uintptr_t)c->data % 16 == 0 && k.C * c->es % 16 == 0;
     switch (c->es) {
