@@ -768,7 +768,9 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
     extern __shared__ __align__(16) unsigned char buf[];
     for (unsigned t = threadIdx.x; t <= CHUNK_WIN; t += CHUNK_THREADS)
         kpow[t] = A.kpow[t];
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, vp = A.piece / 16, slots = A.win + 1;
+    /* Pieces of 2^vs vectors and windows of win + 1 slots, both powers of two: no divisions in the copy loops. */
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, vs = __ffs(A.piece / 16) - 1, vp = 1u << vs,
+                   smask = A.win;
     for (unsigned long long w = blockIdx.x; w < A.all; w += gridDim.x) {
         const unsigned long long grp = w % A.groups, span = w / A.groups % A.spans, mat = w / A.groups / A.spans;
         if (threadIdx.x == 0)
@@ -804,19 +806,19 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
                      * len, which is member 0 again. */
                     const unsigned t0 = s ? 1 : 0, t1 = s + nb < len ? nb : nb - 1;
                     for (unsigned i = threadIdx.x; i < (t1 + 1 - t0) * vp; i += CHUNK_THREADS) {
-                        const unsigned t = t0 + i / vp, v = i % vp;
+                        const unsigned t = t0 + (i >> vs), v = i & (vp - 1);
                         if (off + v * 16 < A.chunk)
-                            __pipeline_memcpy_async(buf + ((size_t)((s + t) % slots) * A.piece + v * 16),
+                            __pipeline_memcpy_async(buf + ((size_t)((s + t) & smask) * A.piece + v * 16),
                                                     base + s_mem[t] * A.chunk + off + v * 16, 16);
                     }
                     __pipeline_commit();
                     __pipeline_wait_prior(0);
                     __syncthreads();
                     for (unsigned i = threadIdx.x; i < nb * vp; i += CHUNK_THREADS) {
-                        const unsigned t = 1 + i / vp, v = i % vp;
+                        const unsigned t = 1 + (i >> vs), v = i & (vp - 1);
                         if (off + v * 16 < A.chunk)
                             *(uint4 *)(base + s_mem[t] * A.chunk + off + v * 16) =
-                                *(const uint4 *)(buf + (size_t)((s + t - 1) % slots) * A.piece + v * 16);
+                                *(const uint4 *)(buf + (size_t)((s + t - 1) & smask) * A.piece + v * 16);
                     }
                     ys = s_mem[nb];
                     s += nb;
@@ -852,7 +854,7 @@ static int chunk_run(const xp_inplace_call *c, size_t member, size_t chunk, unsi
         A.piece = 256;
     while (A.piece / 2 >= A.chunk)
         A.piece /= 2;
-    A.win = CHUNK_BUF / A.piece - 1 < CHUNK_WIN ? CHUNK_BUF / A.piece - 1 : CHUNK_WIN;
+    A.win = (CHUNK_BUF / A.piece < CHUNK_WIN ? CHUNK_BUF / A.piece : CHUNK_WIN) - 1;
     A.pieces = (unsigned)((A.chunk + A.piece - 1) / A.piece);
     A.spans = (A.n - 2 + CHUNK_SPAN - 1) / CHUNK_SPAN;
     /* Spans of consecutive chunks, but where the cycles outrun a window their leaders crowd the low chunks (a few per
@@ -881,9 +883,10 @@ struct BtArgs {
     char *data;
     unsigned long long count;
     unsigned h, w, pitch, cpart, K;
+    xp_fdiv fcv[8], fhv; /* vectors a row of rank r's columns; V's an output row */
 };
 
-enum { BT_THREADS = 512 };
+enum { BT_THREADS = 512, BT_LOADS = 4 };
 
 template <class E, class V> __global__ void __launch_bounds__(BT_THREADS) bt_kernel(const BtArgs A)
 {
@@ -895,16 +898,28 @@ template <class E, class V> __global__ void __launch_bounds__(BT_THREADS) bt_ker
     const unsigned cv = (c1 - c0) * (unsigned)sizeof(E) / 16, hv = A.h / KV;
     for (unsigned long long q = blockIdx.x / A.K; q < A.count; q += gridDim.x / A.K) {
         char *blk = A.data + q * bytes;
-        /* Column parts are whole 16-byte vectors; the padded rows take them a word at a time. */
-        for (unsigned u = threadIdx.x; u < A.h * cv; u += T) {
-            const unsigned r = u / cv, v = u % cv;
-            const uint4 x = *(const uint4 *)(blk + ((size_t)r * A.w + c0) * sizeof(E) + v * 16);
-            unsigned *d = (unsigned *)(own + (size_t)r * A.pitch + v * 16);
-            d[0] = x.x, d[1] = x.y, d[2] = x.z, d[3] = x.w;
+        /* Column parts are whole 16-byte vectors; the padded rows take them a word at a time, BT_LOADS loads in flight
+         * a thread. */
+        for (unsigned u0 = threadIdx.x; u0 < A.h * cv; u0 += BT_LOADS * T) {
+            uint4 x[BT_LOADS];
+#pragma unroll
+            for (int k = 0; k < BT_LOADS; k++) {
+                const unsigned u = u0 + k * T, r = xp_fdiv_div(A.fcv[rank], u), v = u - r * cv;
+                if (u < A.h * cv)
+                    x[k] = *(const uint4 *)(blk + ((size_t)r * A.w + c0) * sizeof(E) + v * 16);
+            }
+#pragma unroll
+            for (int k = 0; k < BT_LOADS; k++) {
+                const unsigned u = u0 + k * T, r = xp_fdiv_div(A.fcv[rank], u), v = u - r * cv;
+                if (u < A.h * cv) {
+                    unsigned *d = (unsigned *)(own + (size_t)r * A.pitch + v * 16);
+                    d[0] = x[k].x, d[1] = x[k].y, d[2] = x[k].z, d[3] = x[k].w;
+                }
+            }
         }
         rect_sync(A.K);
         for (unsigned u = threadIdx.x; u < (c1 - c0) * hv; u += T) {
-            const unsigned t = u / hv, i0 = u % hv * KV;
+            const unsigned t = xp_fdiv_div(A.fhv, u), i0 = (u - t * hv) * KV;
             XpLanes<E> out;
 #pragma unroll
             for (int e = 0; e < KV; e++)
@@ -989,11 +1004,13 @@ static int rect_tiles(const xp_inplace_call *c, int *taken)
 }
 
 /* The fewest blocks K of a cluster whose column parts of B's h x w blocks fit each block's shared memory, by preference
- * RECT_BUDGET (two blocks a multiprocessor), else the opt-in maximum; sets B's K, cpart and pitch. Returns 0 where
- * none fits. */
+ * BT_BUDGET (four blocks a multiprocessor: "inplace: block transposes"), else the opt-in maximum; sets B's K, cpart and
+ * pitch. Returns 0 where none fits. */
+#define BT_BUDGET ((size_t)48 << 10)
+
 static int bt_split(const RectDevice &d, BtArgs *B, size_t es)
 {
-    const size_t u = 16 / xp_gcd(16, es), pad = es > 4 ? es : 4, budgets[2] = {d.budget, d.optin};
+    const size_t u = 16 / xp_gcd(16, es), pad = es > 4 ? es : 4, budgets[2] = {BT_BUDGET, d.optin};
     for (int t = 0; t < 2; t++)
         for (unsigned K = 1; K <= d.kmax; K++) {
             const size_t cpart = ((B->w + K - 1) / K + u - 1) / u * u, pitch = cpart * es + pad;
@@ -1038,7 +1055,14 @@ static int rect_blocks(const xp_inplace_call *c, const RectDevice &d, int *taken
     B.data = (char *)c->data;
     B.count = L / w * c->batch;
     const size_t smem = (size_t)B.h * B.pitch;
-    const int vec = B.h * es % 16 == 0;
+    /* Bytes and 2-byte elements store vectors; wider ones an element a lane, so that a warp reads 32 consecutive rows
+     * of a column (different banks) where a lane's vector would take rows 4 or 8 apart ("inplace: block transposes"). */
+    const int vec = B.h * es % 16 == 0 && es < 4;
+    for (unsigned r = 0; r < B.K; r++) {
+        const size_t c0 = r * B.cpart < B.w ? r * B.cpart : B.w, c1 = c0 + B.cpart < B.w ? c0 + B.cpart : B.w;
+        B.fcv[r] = xp_fdiv_make(c1 > c0 ? (uint32_t)((c1 - c0) * es / 16) : 1);
+    }
+    B.fhv = xp_fdiv_make((uint32_t)(vec ? B.h * es / 16 : B.h));
     int st = XPOSE_OK;
     for (int step = 0; step < 2 && st == XPOSE_OK; step++) {
         if (step == wide) { /* wide: the chunks first; tall: the blocks first */
