@@ -718,7 +718,7 @@ enum { CHUNK_THREADS = 256, CHUNK_SPAN = 32, CHUNK_WIN = 128, CHUNK_BUF = 32 << 
 struct ChunkArgs {
     char *data;
     size_t member, chunk;                   /* bytes a matrix, a chunk */
-    unsigned long long n, m1, inv;          /* chunks a matrix; n - 1; 2^64 / (n - 1), rounded down */
+    unsigned long long n, m1, inv;          /* chunks a matrix; n - 1; (2^64 - 1) / (n - 1) */
     unsigned long long kpow[CHUNK_WIN + 1]; /* P^t mod (n - 1): member t of x's cycle is x kpow[t] */
     unsigned win;                           /* cycle members a window: the buffer holds win + 1 pieces */
     unsigned piece, pieces, group, groups;  /* bytes a piece (a power of two); pieces a chunk; pieces an item; items */
