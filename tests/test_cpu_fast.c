@@ -96,6 +96,7 @@ static void joined_lines(void)
         {1000, 999, 0, 1008, 1},     {1300, 700, 0, 1316, 1}, {577, 1100, 0, 580, 2},      {64, 300, 0, 80, 1},
         {130, 17, 0, 132, 3},        {2100, 260, 0, 2112, 1}, {1600, 4136, 8192, 1604, 1}, {1300, 4096, 4096, 1304, 2},
         {1600, 1000, 4096, 1604, 1}, /* 1-byte bands after the strips: columns past the last whole strip */
+        {1100, 4500, 0, 1108, 1},    /* 1-byte bands: tiles of 1024 rows, 4096 columns and the rest */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 3; e++) {
