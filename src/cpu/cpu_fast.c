@@ -455,6 +455,7 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
         unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL, *owned, *band = band_room(p, buf, &owned);
         if ((gather_bytes && !gbuf) || band_failed(p, band)) {
             free(gbuf);
+            free(owned);
             return XPOSE_ERR_NO_MEMORY;
         }
         cursor cur = {SIZE_MAX, {{0}, 0, 0}};

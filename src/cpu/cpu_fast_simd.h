@@ -224,7 +224,7 @@ XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned
             xpf_store_bytes(dst + m * ldd + K * XPF_W - ph[m], XPF_MERGE(prev[m], prev[m], ph[m]), 0, ph[m]);
 }
 
-/* 1-byte tiles of joined lines, walked in bands: 64 source rows at a time across the whole tile (up to 4 KiB of each
+/* 1-byte tiles of joined lines, walked in bands: 64 source rows at a time across the whole tile (2 KiB of each
  * row, "cpu-fast: 1-byte joined lines in bands"), the registers of each block column's last block kept in `band`
  * (1 KiB a block column) for the band below. A column walk down the tile keeps its 16 registers of the block above in
  * registers, but reads every row of the tile 16 bytes at a time, one pass per column, and ran at two thirds of
