@@ -85,7 +85,7 @@ static void special_shapes(void)
 
 /* Destination rows on 4-byte boundaries but off line phase take the joined-lines path (AVX-512): leading
  * dimensions a multiple of 16 bytes but not of 64, or of 4 only; destination pointers 4 and 20 bytes past a line;
- * several tiles down the rows (each re-reading the block above it), partial blocks and strips, batches; below
+ * several tiles down the rows (each re-reading the block above it), partial blocks, strips and 1-byte bands, batches; below
  * and past the non-temporal threshold; source pitches of 8 and 4 KiB with tiles between the first and the last
  * (1-byte strips through a buffer: XPF_ALIAS_PITCH). */
 static void joined_lines(void)
@@ -93,8 +93,10 @@ static void joined_lines(void)
     static const struct {
         size_t rows, cols, ld_src, ld_dst, batch;
     } cases[] = {
-        {1000, 999, 0, 1008, 1}, {1300, 700, 0, 1316, 1}, {577, 1100, 0, 580, 2},      {64, 300, 0, 80, 1},
-        {130, 17, 0, 132, 3},    {2100, 260, 0, 2112, 1}, {1600, 4136, 8192, 1604, 1}, {1300, 4096, 4096, 1304, 2},
+        {1000, 999, 0, 1008, 1},     {1300, 700, 0, 1316, 1}, {577, 1100, 0, 580, 2},      {64, 300, 0, 80, 1},
+        {130, 17, 0, 132, 3},        {2100, 260, 0, 2112, 1}, {1600, 4136, 8192, 1604, 1}, {1300, 4096, 4096, 1304, 2},
+        {1600, 1000, 4096, 1604, 1}, /* 1-byte bands after the strips: columns past the last whole strip */
+        {1100, 4500, 0, 1108, 1},    /* 1-byte bands: tiles of 1024 rows, 4096 columns and the rest */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 3; e++) {

@@ -12,6 +12,7 @@
 #define XPF_TILE_COLS_BYTES 1024  /* a tile's width in source bytes */
 #define XPF_NT_BYTES (256 * 1024) /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
 #define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
+#define XPF_BAND_COLS 2048        /* a 1-byte joined-lines tile's width: 128 KiB of band registers (band_bytes) */
 #define XPF_OPEN_ROWS 4           /* rows of half-written lines a narrow block may stream ("cpu-fast: staging") */
 #define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
 #define XPF_RUN_BYTES (64 * 1024) /* the least a run of tiles moves ("cpu-fast: tile runs") */
@@ -80,6 +81,7 @@ typedef struct plan {
     xp_fast_region_fn region_plain; /* for the staging buffer */
     xp_fast_row_fn row;
     xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
+    size_t band_bytes;        /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
     xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
     size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
     int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
@@ -253,7 +255,8 @@ static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, 
         memcpy(gbuf, s + pos.os, nj * p->es);
 }
 
-static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, unsigned char *gbuf)
+/* band: the lines kernels' room for band registers, or NULL */
+static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, unsigned char *gbuf, unsigned char *band)
 {
     if (p->group > 1) {
         run_group(p, t);
@@ -277,7 +280,7 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
     else if (p->narrow)
         run_narrow(p, s, d, ni, buf);
     else if (p->lines)
-        p->lines(s, p->lds, ni, nj, d, p->ldd, i0 == 0, i0 + ni == p->rows);
+        p->lines(s, p->lds, ni, nj, d, p->ldd, i0 == 0, i0 + ni == p->rows, band);
     else if (p->staged || (i0 == 0 && p->lag > 0))
         run_staged(p, s, d, i0, ni, j0, nj, buf);
     else
@@ -373,10 +376,12 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     if (p->staged && p->ti * s->es < 256) /* a staged tile's line of margin costs rows */
         p->ti = 256 / s->es;
     p->tj = XPF_TILE_COLS_BYTES / s->es;
-    if (p->lines) /* short joined lines from 4-byte elements on only */
+    if (p->lines) { /* short joined lines from 4-byte elements on only */
         p->ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p->block_rows)
                                                       : XPF_LINES_TILE_BYTES / s->es;
-    else if (!p->staged) {
+        if (s->es == 1) /* bands across the tile ("cpu-fast: 1-byte joined lines in bands") */
+            p->tj = XPF_BAND_COLS;
+    } else if (!p->staged) {
         if (short_tiles(isa, c->p0))
             p->ti = short_tile_rows(s->es, p->block_rows);
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
@@ -412,6 +417,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->region = isa->region_dense[e];
         p->dense = 1;
     }
+    if (p->lines && s->es == 1) /* a tile's columns, 64 bytes each, in whole blocks of 16 */
+        p->band_bytes = ((s->cols < p->tj ? s->cols : p->tj) & ~(size_t)15) * XPF_BAND_BYTES_PER_COL;
     p->tiles_i = (s->rows + p->lag + p->ti - 1) / p->ti;
     p->tiles_j = (s->cols + p->tj - 1) / p->tj;
     /* Copies of members shorter than a tile (a permutation's runs, short rows of a batch): several members a tile. */
@@ -426,20 +433,37 @@ static size_t tile_count(const plan *p) { return (p->batch + p->group - 1) / p->
 
 /* Every tile of the plan: on the calling thread where the call is small (a team costs more than it moves) or one
  * tile, else over the OpenMP threads in runs (run_length). */
+/* A thread's room for the band registers of 1-byte joined lines (p->band_bytes): its staging buffer buf where they fit
+ * (no other path of such tiles uses it), else *owned, allocated; NULL where the plan needs none or the allocation
+ * failed (band_failed says which). */
+static unsigned char *band_room(const plan *p, unsigned char *buf, unsigned char **owned)
+{
+    *owned = NULL;
+    if (p->band_bytes <= XPF_BUF_BYTES)
+        return p->band_bytes ? buf : NULL;
+    return *owned = aligned_alloc(XPF_LINE, p->band_bytes); /* band_bytes: a multiple of 1 KiB */
+}
+
+static int band_failed(const plan *p, const unsigned char *band) { return p->band_bytes && !band; }
+
 static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
     const size_t gather_bytes = p->gather_rows * p->lds; /* each thread's buffer for gathered tiles */
     int failed = 0;
     if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
-        unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL;
-        if (gather_bytes && !gbuf)
+        unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL, *owned, *band = band_room(p, buf, &owned);
+        if ((gather_bytes && !gbuf) || band_failed(p, band)) {
+            free(gbuf);
+            free(owned);
             return XPOSE_ERR_NO_MEMORY;
+        }
         cursor cur = {SIZE_MAX, {{0}, 0, 0}};
         for (long long t = 0; t < tiles; t++)
-            run_tile(p, (size_t)t, &cur, buf, gbuf);
+            run_tile(p, (size_t)t, &cur, buf, gbuf, band);
         publish(nt);
         free(gbuf);
+        free(owned);
         return XPOSE_OK;
     }
     long long run = run_length(p, tiles, bytes);
@@ -447,15 +471,16 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 #pragma omp parallel num_threads(xpose_get_threads()) reduction(| : failed)
     {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
-        unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL;
-        failed = gather_bytes && !gbuf;
+        unsigned char *gbuf = gather_bytes ? malloc(gather_bytes) : NULL, *owned, *band = band_room(p, buf, &owned);
+        failed = (gather_bytes && !gbuf) || band_failed(p, band);
         cursor cur = {SIZE_MAX, {{0}, 0, 0}};
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
             if (!failed)
-                run_tile(p, (size_t)t, &cur, buf, gbuf);
+                run_tile(p, (size_t)t, &cur, buf, gbuf, band);
         publish(nt);
         free(gbuf);
+        free(owned);
     }
     return failed ? XPOSE_ERR_NO_MEMORY : XPOSE_OK;
 }

@@ -27,9 +27,15 @@ typedef void (*xp_fast_row_fn)(unsigned char *dst, const unsigned char *src, siz
 
 /* Transposes an ni x nj tile of the matrix into destination rows that start at any 4-byte boundary, writing
  * whole aligned lines; first / last: the tile holds the matrix's first / last rows. A tile that is not the last
- * has a multiple of 64 bytes of rows, and one that is not the first reads the 64 bytes of rows above it. */
+ * has a multiple of 64 bytes of rows, and one that is not the first reads the 64 bytes of rows above it. band:
+ * 64-byte aligned room for the 1-byte kernels' registers carried between bands, XPF_BAND_BYTES_PER_COL a column
+ * of the tile's whole blocks; unused at other element sizes. */
 typedef void (*xp_fast_lines_fn)(const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
-                                 size_t ldd, int first, int last);
+                                 size_t ldd, int first, int last, unsigned char *band);
+
+/* 1-byte joined lines walk their tiles in bands (xpf_lines_bands), carrying one block's registers (1 KiB) per 16
+ * columns: 64 bytes a column. */
+#define XPF_BAND_BYTES_PER_COL 64
 
 /* One instruction set's kernels, each by [non-temporal stores][xp_elem_index]; NULL where it has none. */
 typedef struct xp_fast_isa {

@@ -51,12 +51,22 @@ static inline XPF_TARGET void xpf_store_bytes(unsigned char *p, xpf_vec v, unsig
     _mm512_mask_storeu_epi8(p, m, v);
 }
 
-/* The 64 bytes that start 64 - ph bytes into prev:cur (ph a multiple of 4, below 64). */
+/* The index of xpf_merge_at for rows ph bytes into their line. */
+static inline XPF_TARGET xpf_vec xpf_merge_index(unsigned ph)
+{
+    return _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                            _mm512_set1_epi32(16 - (int)(ph / 4)));
+}
+
+/* The 64 bytes that start 64 - ph bytes into prev:cur, idx being xpf_merge_index(ph) (ph a multiple of 4, below 64). */
+static inline XPF_TARGET xpf_vec xpf_merge_at(xpf_vec prev, xpf_vec cur, xpf_vec idx)
+{
+    return _mm512_permutex2var_epi32(prev, idx, cur);
+}
+
 static inline XPF_TARGET xpf_vec xpf_merge(xpf_vec prev, xpf_vec cur, unsigned ph)
 {
-    __m512i idx = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                   _mm512_set1_epi32(16 - (int)(ph / 4)));
-    return _mm512_permutex2var_epi32(prev, idx, cur);
+    return xpf_merge_at(prev, cur, xpf_merge_index(ph));
 }
 
 #define XPF_MERGE xpf_merge

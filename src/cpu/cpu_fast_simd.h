@@ -1,7 +1,8 @@
 /* cpu_fast_simd.h: cpu-fast's SIMD body, written once and compiled per instruction set. The including file
  * defines xpf_vec, XPF_W (register bytes), XPF_TARGET, XPF_P (its intrinsics' prefix), xpf_load_lane, xpf_load,
  * xpf_store, xpf_stream, xpf_copy_short, xpf_copy_line, XPF_NARROWER(nt, e) (the region of the set that takes
- * the rows short of a block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills). */
+ * the rows short of a block, or NULL), and XPF_ISA / XPF_NAME (the table this file fills); where the set has a
+ * two-register permute, XPF_MERGE, xpf_merge_index, xpf_merge_at and xpf_store_bytes (the joined-lines kernels). */
 
 #define XPF_LANES (XPF_W / 16)
 #define XPF_UNROLL _Pragma("GCC unroll 16")
@@ -223,6 +224,66 @@ XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned
             xpf_store_bytes(dst + m * ldd + K * XPF_W - ph[m], XPF_MERGE(prev[m], prev[m], ph[m]), 0, ph[m]);
 }
 
+/* 1-byte tiles of joined lines, walked in bands: 64 source rows at a time across the whole tile (2 KiB of each
+ * row, "cpu-fast: 1-byte joined lines in bands"), the registers of each block column's last block kept in `band`
+ * (1 KiB a block column) for the band below. A column walk down the tile keeps its 16 registers of the block above in
+ * registers, but reads every row of the tile 16 bytes at a time, one pass per column, and ran at two thirds of
+ * cpu-stream; bands read each row's lines whole and in order within a few blocks, as the region path's tiles do.
+ * Block columns lie 16 * ldd bytes apart, a multiple of the line (ldd is one of 4): all share the first one's phases
+ * and merge indices. */
+XPF_INLINE void xpf_lines_bands(const unsigned char *src, size_t lds, size_t K, size_t nj, unsigned char *dst,
+                                size_t ldd, int first, int last, int nt, unsigned char *band)
+{
+    const size_t H = XPF_LANES * 16, nb = nj / 16;
+    xpf_vec(*prev)[16] = (xpf_vec(*)[16])(void *)band;
+    _Alignas(64) xpf_vec idx[16];
+    xpf_vec cur[16];
+    unsigned ph[16];
+    XPF_UNROLL
+    for (size_t m = 0; m < 16; m++) {
+        ph[m] = (unsigned)((uintptr_t)(dst + m * ldd) & (XPF_W - 1));
+        idx[m] = xpf_merge_index(ph[m]);
+    }
+    /* The indices escape: kept in memory, not in registers the blocks need. */
+    __asm__("" : : "r"(idx) : "memory");
+    for (size_t b = 0; b < nb; b++) {
+        if (first) /* the first block stores its own bytes only (xpf_store_bytes) */
+            for (size_t m = 0; m < 16; m++)
+                cur[m] = XPF_P(setzero_si512)();
+        else
+            xpf_transpose_block(1, src - H * lds + b * 16, lds, cur);
+        XPF_UNROLL
+        for (size_t m = 0; m < 16; m++)
+            prev[b][m] = cur[m];
+    }
+    for (size_t k = 0; k < K; k++)
+        for (size_t b = 0; b < nb; b++) {
+            const unsigned char *s = src + k * H * lds + b * 16;
+            xpf_prefetch_ahead(1, s, lds, b * 16, XPF_AHEAD_LINES);
+            xpf_transpose_block(1, s, lds, cur);
+            XPF_UNROLL
+            for (size_t m = 0; m < 16; m++) {
+                unsigned char *p = dst + (b * 16 + m) * ldd + k * XPF_W - ph[m];
+                xpf_vec line = xpf_merge_at(prev[b][m], cur[m], idx[m]);
+                if (first && k == 0)
+                    xpf_store_bytes(p, line, ph[m], XPF_W);
+                else if (nt)
+                    xpf_stream(p, line);
+                else
+                    xpf_store(p, line);
+                prev[b][m] = cur[m];
+            }
+        }
+    if (last)
+        for (size_t b = 0; b < nb; b++) {
+            XPF_UNROLL
+            for (size_t m = 0; m < 16; m++)
+                if (ph[m])
+                    xpf_store_bytes(dst + (b * 16 + m) * ldd + K * XPF_W - ph[m],
+                                    xpf_merge_at(prev[b][m], prev[b][m], idx[m]), 0, ph[m]);
+        }
+}
+
 /* A tile whose destination rows start 4-byte aligned at any offset into a line. Register m of block k holds bytes [64k,
  * 64k + 64) of destination row m, counted from the tile's first row; the aligned line that ends among them is the last
  * ph bytes of block k - 1 followed by the first 64 - ph of block k (ph: the row's offset in its line), which one
@@ -231,9 +292,10 @@ XPF_INLINE void xpf_lines_tail(size_t es, const xpf_vec prev[16], const unsigned
  * previous tile's rows); the one straddling its bottom belongs to the next tile. At the matrix's first and last rows,
  * masked stores; rows short of a block go to the narrower set with plain stores ("cpu-fast: joined lines"). 1- and
  * 2-byte strips on source pitches of whole 4 KiB pages go through a buffer first, as in xpf_region (XPF_ALIAS_PITCH
- * says why), with four blocks of carried-over registers a strip ("cpu-fast: overlapped strips"). */
+ * says why), with four blocks of carried-over registers a strip ("cpu-fast: overlapped strips"); the other 1-byte
+ * columns in bands (xpf_lines_bands). */
 XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
-                          size_t ldd, int first, int last, int nt)
+                          size_t ldd, int first, int last, int nt, unsigned char *band)
 {
     const size_t R = 16 / es, H = XPF_LANES * R, K = ni / H, nj_v = nj - nj % R;
     size_t j = 0;
@@ -269,6 +331,10 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
             }
         }
     }
+    if (es == 1 && j < nj_v && (K > 0 || !first)) {
+        xpf_lines_bands(src + j, lds, K, nj_v - j, dst + j * ldd, ldd, first, last, nt, band);
+        j = nj_v;
+    }
     for (; j < nj_v && (K > 0 || !first); j += R) {
         xpf_vec prev[16], cur[16];
         unsigned ph[16];
@@ -288,14 +354,14 @@ XPF_INLINE void xpf_lines(size_t es, const unsigned char *src, size_t lds, size_
 
 #define XPF_LINES_(N, T)                                                                                               \
     static XPF_TARGET void xpf_lines_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,                   \
-                                         unsigned char *dst, size_t ldd, int first, int last)                          \
+                                         unsigned char *dst, size_t ldd, int first, int last, unsigned char *band)     \
     {                                                                                                                  \
-        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 0);                                                      \
+        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 0, band);                                                \
     }                                                                                                                  \
     static XPF_TARGET void xpf_lines_nt_##N(const unsigned char *src, size_t lds, size_t ni, size_t nj,                \
-                                            unsigned char *dst, size_t ldd, int first, int last)                       \
+                                            unsigned char *dst, size_t ldd, int first, int last, unsigned char *band)  \
     {                                                                                                                  \
-        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 1);                                                      \
+        xpf_lines(N, src, lds, ni, nj, dst, ldd, first, last, 1, band);                                                \
     }
 XP_FOR_EACH_ELEM(XPF_LINES_)
 #define XPF_LINES_TABLE                                                                                                \
