@@ -431,8 +431,6 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
 /* Tiles of the whole call. */
 static size_t tile_count(const plan *p) { return (p->batch + p->group - 1) / p->group * p->tiles_i * p->tiles_j; }
 
-/* Every tile of the plan: on the calling thread where the call is small (a team costs more than it moves) or one
- * tile, else over the OpenMP threads in runs (run_length). */
 /* A thread's room for the band registers of 1-byte joined lines (p->band_bytes): its staging buffer buf where they fit
  * (no other path of such tiles uses it), else *owned, allocated; NULL where the plan needs none or the allocation
  * failed (band_failed says which). */
@@ -446,6 +444,8 @@ static unsigned char *band_room(const plan *p, unsigned char *buf, unsigned char
 
 static int band_failed(const plan *p, const unsigned char *band) { return p->band_bytes && !band; }
 
+/* Every tile of the plan: on the calling thread where the call is small (a team costs more than it moves) or one
+ * tile, else over the OpenMP threads in runs (run_length). */
 static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
     const size_t gather_bytes = p->gather_rows * p->lds; /* each thread's buffer for gathered tiles */
