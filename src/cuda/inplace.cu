@@ -597,6 +597,43 @@ static unsigned rect_split(const RectDevice &d, size_t slots, size_t unit, size_
     return 0;
 }
 
+/* Launches kernel on A over `units` clusters of K blocks (grid_cap caps them; each loops over its share), with `smem`
+ * bytes of dynamic shared memory a block: the opt-in set past 48 KiB, and a cluster of K such blocks checked to fit
+ * the device at all (else XPOSE_ERR_UNSUPPORTED). */
+template <class Args> static int cluster_launch(void (*kernel)(Args), const Args &A, unsigned long long units,
+                                                unsigned K, unsigned threads, size_t smem, cudaStream_t stream)
+{
+    if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid_cap(units) * K);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute at;
+    if (K > 1) {
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = K;
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = 1;
+        int active = 0;
+        if (cudaOccupancyMaxActiveClusters(&active, kernel, &cfg) != cudaSuccess || active < 1) {
+            cudaGetLastError();
+            return XPOSE_ERR_UNSUPPORTED;
+        }
+    }
+    if (cudaLaunchKernelEx(&cfg, kernel, A) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    return xp_cuda_launch_status();
+}
+
 /* One launch of pass ps over the batch. */
 template <class E, class V>
 static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, const RectDevice &d)
@@ -641,36 +678,7 @@ static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, c
     A.fC = xp_fdiv_make(A.C);
     A.fR = xp_fdiv_make(A.R);
     A.fpart = xp_fdiv_make(A.part);
-    const void *fn = (const void *)rect_kernel<E, V>;
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid_cap(A.groups) * A.K);
-    cfg.blockDim = dim3(RECT_THREADS);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = (cudaStream_t)c->stream;
-    cudaLaunchAttribute at;
-    if (A.K > 1) {
-        at.id = cudaLaunchAttributeClusterDimension;
-        at.val.clusterDim.x = A.K;
-        at.val.clusterDim.y = 1;
-        at.val.clusterDim.z = 1;
-        cfg.attrs = &at;
-        cfg.numAttrs = 1;
-        int active = 0; /* a cluster of K such blocks must fit the device at all */
-        if (cudaOccupancyMaxActiveClusters(&active, rect_kernel<E, V>, &cfg) != cudaSuccess || active < 1) {
-            cudaGetLastError();
-            return XPOSE_ERR_UNSUPPORTED;
-        }
-    }
-    if (cudaLaunchKernelEx(&cfg, rect_kernel<E, V>, A) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
-    return xp_cuda_launch_status();
+    return cluster_launch(rect_kernel<E, V>, A, A.groups, A.K, RECT_THREADS, smem, (cudaStream_t)c->stream);
 }
 
 /* The long-row path of a row pass: each row of each matrix permuted into the workspace, then copied back. */
@@ -833,7 +841,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
 /* The chunk permutation of a batch of matrices of `member` bytes: the transpose of a P x Q matrix of chunks of `chunk`
  * bytes, where its cycles are at most `order` long. */
 static int chunk_run(const xp_inplace_call *c, size_t member, size_t chunk, unsigned long long P, unsigned long long Q,
-                     unsigned order)
+                     unsigned order, int sms)
 {
     ChunkArgs A;
     memset(&A, 0, sizeof A);
@@ -862,10 +870,6 @@ static int chunk_run(const xp_inplace_call *c, size_t member, size_t chunk, unsi
     A.sa = order > A.win ? 1 : CHUNK_SPAN;
     A.sb = order > A.win ? A.spans : 1;
     /* Enough items for some 16 blocks a multiprocessor over the run: the pieces split where the spans are few. */
-    int sms = 0;
-    const int st = sm_count(&sms);
-    if (st != XPOSE_OK)
-        return st;
     const unsigned long long want = 16ull * (unsigned)sms, have = A.spans * c->batch;
     const unsigned long long split = have >= want ? 1 : (want + have - 1) / have;
     A.group = (unsigned)((A.pieces + split - 1) / split);
@@ -930,32 +934,9 @@ template <class E, class V> __global__ void __launch_bounds__(BT_THREADS) bt_ker
     }
 }
 
-template <class E, class V> static int bt_launch(const xp_inplace_call *c, const BtArgs &A0, size_t smem)
+template <class E, class V> static int bt_launch(const xp_inplace_call *c, const BtArgs &A, size_t smem)
 {
-    BtArgs A = A0;
-    const void *fn = (const void *)bt_kernel<E, V>;
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid_cap(A.count) * A.K);
-    cfg.blockDim = dim3(BT_THREADS);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = (cudaStream_t)c->stream;
-    cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeClusterDimension;
-    at.val.clusterDim.x = A.K;
-    at.val.clusterDim.y = 1;
-    at.val.clusterDim.z = 1;
-    cfg.attrs = &at;
-    cfg.numAttrs = A.K > 1;
-    if (cudaLaunchKernelEx(&cfg, bt_kernel<E, V>, A) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
-    return xp_cuda_launch_status();
+    return cluster_launch(bt_kernel<E, V>, A, A.count, A.K, BT_THREADS, smem, (cudaStream_t)c->stream);
 }
 
 /* Whether the chunk permutation of a P x Q chunk matrix suits the GPU: its longest cycle (the order of P mod n - 1,
@@ -1000,7 +981,7 @@ static int rect_tiles(const xp_inplace_call *c, int *taken)
     int st = sq_vec(q, es, 0, 0);
     if (st != XPOSE_OK || order == 1)
         return st;
-    return chunk_run(c, M * N * es, g * es, b == 1 ? a : g, b == 1 ? g : b, order);
+    return chunk_run(c, M * N * es, g * es, b == 1 ? a : g, b == 1 ? g : b, order, sms);
 }
 
 /* The fewest blocks K of a cluster whose column parts of B's h x w blocks fit each block's shared memory, by preference
@@ -1080,7 +1061,7 @@ static int rect_blocks(const xp_inplace_call *c, const RectDevice &d, int *taken
             default: st = bt_launch<xp_v16, xp_v16>(c, B, smem); break;
             }
         } else if (order > 1) {
-            st = chunk_run(c, M * N * es, w * es, wide ? h : L / w, wide ? L / w : h, order);
+            st = chunk_run(c, M * N * es, w * es, wide ? h : L / w, wide ? L / w : h, order, sms);
         }
     }
     return st;
