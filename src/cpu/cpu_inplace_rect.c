@@ -3,9 +3,6 @@
 #include <string.h>
 #include "../core/xp_inplace_math.h"
 #include "cpu_inplace.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* One call's plan: the decomposition, the buffers, the threads. */
 typedef struct rect_plan {
@@ -236,22 +233,6 @@ static void row_whole(const xp_ckg *k, int gather, size_t es, size_t i, unsigned
         memcpy(row, buf, bytes);
 }
 
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-/* [lo, hi) of n items for thread t of nt. */
-static void share(size_t n, int t, int nt, size_t *lo, size_t *hi)
-{
-    *lo = n * (size_t)t / (size_t)nt;
-    *hi = n * (size_t)(t + 1) / (size_t)nt;
-}
-
 /* A row pass over matrix m: rows through the threads' slices, or, where a row is longer than a slice, one row at a
  * time through the shared buffer, its columns split between the threads. */
 static void row_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsigned char *ws, int nt)
@@ -262,13 +243,13 @@ static void row_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
     if (bytes <= p->slice) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
         for (long long i = 0; i < (long long)k->R; i++)
-            row_whole(k, ps.gather, es, (size_t)i, m + (size_t)i * bytes, ws + (size_t)thread_id() * p->slice);
+            row_whole(k, ps.gather, es, (size_t)i, m + (size_t)i * bytes, ws + (size_t)xp_ip_thread() * p->slice);
         return;
     }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         size_t lo, hi;
-        share(k->C, thread_id(), nt > 1 ? nt : 1, &lo, &hi);
+        xp_ip_share(k->C, xp_ip_thread(), nt > 1 ? nt : 1, &lo, &hi);
         for (size_t i = 0; i < k->R; i++) {
             unsigned char *row = m + i * bytes;
             if (ps.gather)
@@ -299,7 +280,7 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
         for (long long s = 0; s < strips; s++) {
             const size_t j0 = (size_t)s * sw, w = k->C - j0 < sw ? k->C - j0 : sw;
-            unsigned char *buf = ws + (size_t)thread_id() * p->slice;
+            unsigned char *buf = ws + (size_t)xp_ip_thread() * p->slice;
             col_load(k, ps, m, buf, es, 0, k->R, j0, w);
             col_store(k, ps, m, buf, es, 0, k->R, j0, w);
         }
@@ -308,7 +289,7 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         size_t lo, hi;
-        share(k->R, thread_id(), nt > 1 ? nt : 1, &lo, &hi);
+        xp_ip_share(k->R, xp_ip_thread(), nt > 1 ? nt : 1, &lo, &hi);
         for (size_t j = 0; j < k->C; j++) {
             col_load(k, ps, m, shared, es, lo, hi, j, 1);
 #pragma omp barrier
@@ -352,7 +333,7 @@ static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned cha
      * it goes only spare the others those walks. */
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        unsigned char *tmp = ws + (size_t)thread_id() * p->slice + (thread_id() == 0 ? p->bits : 0);
+        unsigned char *tmp = ws + (size_t)xp_ip_thread() * p->slice + (xp_ip_thread() == 0 ? p->bits : 0);
 #pragma omp for schedule(dynamic, 64)
         for (long long s_ = 0; s_ < (long long)n; s_++) {
             const size_t s = (size_t)s_;
@@ -378,6 +359,90 @@ static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned cha
     }
 }
 
+/* Peels: a matrix whose own form is slow (the decomposition's strided column passes) loses its last kc columns and
+ * kr rows, each set in one copy-like pass (cpu_inplace_peel.c), so that the rest takes a fast form: the square swap
+ * (5741 x 5743: two columns), the tile form (4051 x 8101: a row and a column leave gcd 4050; 32768 x 1000: 18 rows
+ * leave gcd 250). A peel's elements fit a slice, one set at a time, so the workspace stays the decomposition's.
+ * Costs in passes of a copy (docs/tuning.md, "cpu-inplace: peels"): a peel 1, the square 1, the tile form 2, the
+ * decomposition 12. */
+typedef struct peel_plan {
+    size_t kr, kc;
+    int cost;
+} peel_plan;
+
+/* The cost of the form a rows x cols matrix takes whole. */
+static int form_cost(const xp_inplace_call *c, size_t rows, size_t cols)
+{
+    if (rows == cols || rows == 1 || cols == 1)
+        return 1;
+    xp_inplace_call in = *c;
+    in.rows = rows, in.cols = cols, in.batch = 1;
+    rect_plan p;
+    plan(&in, &p);
+    return p.member <= p.slice || p.tile ? 2 : 12;
+}
+
+static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
+{
+    peel_plan best = {0, 0, form_cost(c, c->rows, c->cols)};
+    if (p->form != XP_CKG_AUTO || best.cost <= 2)
+        return best;
+    const size_t R = c->rows, C = c->cols, es = c->es;
+    for (size_t kc = 0; kc <= XP_PEEL_MAX && kc < C && kc * R * es <= p->slice; kc++)
+        for (size_t kr = 0; kr <= XP_PEEL_MAX && kr < R && kr * (C - kc) * es <= p->slice; kr++) {
+            const int peels = (kr > 0) + (kc > 0);
+            if (peels + 1 > best.cost || (peels + 1 == best.cost && kr * C + kc * R >= best.kr * C + best.kc * R))
+                continue; /* not better even if the rest were a square */
+            const int cost = peels + form_cost(c, R - kr, C - kc);
+            if (cost < best.cost || (cost == best.cost && kr * C + kc * R < best.kr * C + best.kc * R))
+                best = (peel_plan){kr, kc, cost};
+        }
+    return best;
+}
+
+void xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc)
+{
+    xp_inplace_call c;
+    memset(&c, 0, sizeof c);
+    c.rows = rows, c.cols = cols, c.es = es, c.batch = 1;
+    rect_plan p;
+    plan(&c, &p);
+    const peel_plan pp = rows == 1 || cols == 1 || p.member <= p.slice ? (peel_plan){0, 0, 0} : pick_peels(&c, &p);
+    *kr = pp.kr, *kc = pp.kc;
+}
+
+/* One matrix m, rows x cols, in its own form: the small path, the square swap, the tile form or the passes. */
+static void run_form(const xp_inplace_call *c, size_t rows, size_t cols, unsigned char *m, int nt)
+{
+    xp_inplace_call in = *c;
+    in.rows = rows, in.cols = cols, in.batch = 1, in.data = m;
+    if (rows == 1 || cols == 1)
+        return;
+    if (rows == cols) {
+        xp_cpu_inplace_square(&in);
+        return;
+    }
+    rect_plan p;
+    plan(&in, &p);
+    unsigned char *ws = c->ws;
+    if (p.member <= p.slice) {
+        xp_cpu_inplace_small(rows, cols, p.es, m, ws);
+        return;
+    }
+    if (p.tile) {
+        tile_form(&in, &p, m, ws, nt);
+        return;
+    }
+    xp_ckg_pass passes[3];
+    const int np = xp_ckg_passes(&p.k, passes);
+    for (int q = 0; q < np; q++) {
+        if (passes[q].fn == XP_CKG_SHUF)
+            row_pass(&p, passes[q], m, ws, nt);
+        else
+            col_pass(&p, passes[q], m, ws, nt);
+    }
+}
+
 int xp_cpu_inplace_rect(xp_inplace_call *c)
 {
     rect_plan p;
@@ -399,22 +464,18 @@ int xp_cpu_inplace_rect(xp_inplace_call *c)
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && c->batch > 1)
         for (long long b = 0; b < (long long)c->batch; b++)
             xp_cpu_inplace_small(c->rows, c->cols, p.es, data + (size_t)b * p.member,
-                                 ws + (size_t)thread_id() * p.slice);
+                                 ws + (size_t)xp_ip_thread() * p.slice);
         return XPOSE_OK;
     }
-    if (p.tile) {
-        for (size_t b = 0; b < c->batch; b++)
-            tile_form(c, &p, data + b * p.member, ws, nt);
-        return XPOSE_OK;
+    const peel_plan pp = pick_peels(c, &p);
+    const size_t R = c->rows, C = c->cols, es = c->es;
+    for (size_t b = 0; b < c->batch; b++) {
+        unsigned char *m = data + b * p.member;
+        if (pp.kc)
+            xp_cpu_peel_cols(m, R, C, pp.kc, es, ws, p.slice, nt);
+        run_form(c, R - pp.kr, C - pp.kc, m, nt);
+        if (pp.kr)
+            xp_cpu_peel_rows_back(m, R, C - pp.kc, pp.kr, es, ws, p.slice, nt);
     }
-    xp_ckg_pass passes[3];
-    const int np = xp_ckg_passes(&p.k, passes);
-    for (size_t b = 0; b < c->batch; b++)
-        for (int q = 0; q < np; q++) {
-            if (passes[q].fn == XP_CKG_SHUF)
-                row_pass(&p, passes[q], data + b * p.member, ws, nt);
-            else
-                col_pass(&p, passes[q], data + b * p.member, ws, nt);
-        }
     return XPOSE_OK;
 }
