@@ -19,15 +19,16 @@ typedef struct rect_plan {
 /* The tile form, for matrices whose gcd(rows, cols) = g makes chunks of g elements worth moving whole (at least
  * XP_TILE_CHUNK bytes): each g x g block transposed in place by the square tile swap, then the g-element chunks
  * permuted to their places by following the permutation's cycles, whole chunks a move. Two passes, each as fast as the
- * square transpose or a copy, against the decomposition's two or three strided ones. Its bitmap (a bit a chunk) and
- * a chunk's room fit slice 0, so the workspace is the decomposition's. */
+ * square transpose or a copy, against the decomposition's two or three strided ones. Each thread's bitmap (a bit a
+ * chunk) and a chunk's room fit its slice, so the workspace is the decomposition's. */
 #define XP_TILE_CHUNK 256
 
 static void tile_form_fits(const xp_inplace_call *c, rect_plan *p)
 {
     const size_t g = xp_gcd(c->rows, c->cols), chunk = g * c->es, n = c->rows / g * c->cols;
     const size_t bits = ((n + 7) / 8 + 63) & ~(size_t)63;
-    if (chunk >= XP_TILE_CHUNK && bits + chunk <= p->slice && p->member > p->slice && p->form == XP_CKG_AUTO)
+    if (chunk >= XP_TILE_CHUNK && bits + chunk <= p->slice && p->member > p->slice && p->form == XP_CKG_AUTO &&
+        n <= UINT32_MAX)
         p->tile = g, p->bits = bits;
 }
 
@@ -300,21 +301,80 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 }
 
 /* The chunk at position q of the transposed matrix (dims b x g x a: column block J, row y within the block, row block
- * I) comes from position (I, y, J) of the matrix of transposed blocks (dims a x g x b). */
-static size_t chunk_src(size_t q, size_t a, size_t g, size_t b)
+ * I) comes from position (I, y, J) of the matrix of transposed blocks (dims a x g x b). Chunk numbers are 32-bit
+ * (tile_form_fits), divided by multiply and shift: a hardware division a step was a fifth of the pass. */
+typedef struct chunk_map {
+    xp_fdiv a, g;
+    size_t b;
+} chunk_map;
+
+static size_t chunk_src(const chunk_map *d, size_t q)
 {
-    const size_t I = q % a, y = q / a % g, J = q / a / g;
-    return (I * g + y) * b + J;
+    const uint32_t t = xp_fdiv_div(d->a, (uint32_t)q), J = xp_fdiv_div(d->g, t);
+    const size_t I = q - (size_t)t * d->a.d, y = t - J * d->g.d;
+    return (I * d->g.d + y) * d->b + J;
 }
 
-static int bit_get(const unsigned char *bits, size_t x)
+/* Thread t's piece of every chunk: [p0, p1), cut on 64-byte steps. */
+static void chunk_piece(size_t chunk, int t, int nt, size_t *p0, size_t *p1)
 {
-    return __atomic_load_n(&bits[x >> 3], __ATOMIC_RELAXED) >> (x & 7) & 1;
+    const size_t lines = (chunk + 63) / 64;
+    size_t l0, l1;
+    xp_ip_share(lines, t, nt, &l0, &l1);
+    *p0 = l0 * 64 < chunk ? l0 * 64 : chunk;
+    *p1 = l1 * 64 < chunk ? l1 * 64 : chunk;
 }
 
-static void bit_set(unsigned char *bits, size_t x)
+#define XP_CHUNK_RING 32 /* positions of a cycle walked ahead of the moves, at most */
+
+/* Moves bytes [p0, p1) of every chunk of m to their places, cycle by cycle, each from its smallest position (the
+ * bitmap spares the walks of the positions already moved). The positions are walked D ahead of the moves and their
+ * pieces prefetched: a chunk's place is random, and a move waited on memory's latency where the copy should wait on
+ * its bandwidth (docs/tuning.md, "cpu-inplace: chunk cycles"). */
+static void chunk_cycles(const chunk_map *d, size_t n, unsigned char *m, size_t chunk, size_t p0, size_t p1,
+                         unsigned char *bits, unsigned char *tmp)
 {
-    __atomic_fetch_or(&bits[x >> 3], (unsigned char)(1u << (x & 7)), __ATOMIC_RELAXED);
+    const size_t piece = p1 - p0, ahead = 4096 / (piece ? piece : 1);
+    const size_t D = ahead < 2 ? 2 : ahead > XP_CHUNK_RING ? XP_CHUNK_RING : ahead;
+    unsigned char *base = m + p0;
+    size_t ring[XP_CHUNK_RING];
+    if (!piece)
+        return;
+    memset(bits, 0, (n + 7) / 8);
+    for (size_t s = 0; s < n; s++) {
+        if (bits[s >> 3] >> (s & 7) & 1)
+            continue;
+        size_t x = chunk_src(d, s);
+        if (x == s)
+            continue; /* in place */
+        while (x > s)
+            x = chunk_src(d, x);
+        if (x < s)
+            continue; /* not the cycle's smallest position */
+        memcpy(tmp, base + s * chunk, piece);
+        size_t cur = s, w = s, head = 0, count = 0;
+        int end = 0;
+        for (;;) {
+            while (!end && count < D) { /* walk on: the next positions, their pieces prefetched */
+                w = chunk_src(d, w);
+                if (w == s) {
+                    end = 1;
+                    break;
+                }
+                for (size_t o = 0; o < piece; o += 64)
+                    __builtin_prefetch(base + w * chunk + o);
+                ring[(head + count++) % XP_CHUNK_RING] = w;
+            }
+            bits[cur >> 3] |= (unsigned char)(1u << (cur & 7));
+            if (!count)
+                break;
+            const size_t nx = ring[head];
+            head = (head + 1) % XP_CHUNK_RING, count--;
+            memcpy(base + cur * chunk, base + nx * chunk, piece);
+            cur = nx;
+        }
+        memcpy(base + cur * chunk, tmp, piece);
+    }
 }
 
 static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
@@ -327,35 +387,16 @@ static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned cha
         const size_t blk = (size_t)k / tiles, I = blk / b, J = blk % b;
         xp_cpu_square_tile_row(m + (I * g * c->cols + J * g) * es, g, c->cols * es, es, (size_t)k % tiles);
     }
-    unsigned char *bits = ws;
-    memset(bits, 0, p->bits);
-    /* A cycle is moved by the thread that finds its smallest position (walking it, reads only); the bits it sets as
-     * it goes only spare the others those walks. */
+    /* Every thread follows every cycle, each moving its own piece of the chunks: cycles are few and long (32750 x
+     * 1000: 18 cycles, the longest 50,446 chunks), so a cycle a thread left one thread moving most of the bytes. */
+    const chunk_map d = {xp_fdiv_make((uint32_t)a), xp_fdiv_make((uint32_t)g), b};
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        unsigned char *tmp = ws + (size_t)xp_ip_thread() * p->slice + (xp_ip_thread() == 0 ? p->bits : 0);
-#pragma omp for schedule(dynamic, 64)
-        for (long long s_ = 0; s_ < (long long)n; s_++) {
-            const size_t s = (size_t)s_;
-            if (bit_get(bits, s))
-                continue;
-            size_t x = chunk_src(s, a, g, b);
-            while (x > s)
-                x = chunk_src(x, a, g, b);
-            if (x < s || chunk_src(s, a, g, b) == s)
-                continue; /* not the cycle's smallest position, or a chunk in place */
-            memcpy(tmp, m + s * chunk, chunk);
-            for (x = s;;) {
-                const size_t y = chunk_src(x, a, g, b);
-                bit_set(bits, x);
-                if (y == s) {
-                    memcpy(m + x * chunk, tmp, chunk);
-                    break;
-                }
-                memcpy(m + x * chunk, m + y * chunk, chunk);
-                x = y;
-            }
-        }
+        const int t = xp_ip_thread();
+        size_t p0, p1;
+        chunk_piece(chunk, t, nt > 1 ? nt : 1, &p0, &p1);
+        unsigned char *bits = ws + (size_t)t * p->slice;
+        chunk_cycles(&d, n, m, chunk, p0, p1, bits, bits + p->bits);
     }
 }
 
