@@ -46,7 +46,9 @@ void xp_cpu_square_tile_row(unsigned char *m, size_t n, size_t ld, size_t es, si
  * an R x C matrix's first R - kr rows, followed by its last kr rows; it becomes the C x R transpose. ws: nt slices of
  * `slice` bytes, each holding kc R (or kr C) elements. */
 #define XP_PEEL_MAX 64
-void xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc); /* the production row's */
+/* The production row's plan for one rows x cols matrix: the peels, and the form the rest takes (the tests'). */
+enum { XP_IP_VECTOR, XP_IP_SMALL, XP_IP_SQUARE, XP_IP_TILE, XP_IP_BLOCK, XP_IP_PASSES };
+int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc);
 void xp_cpu_peel_cols(unsigned char *m, size_t R, size_t C, size_t kc, size_t es, unsigned char *ws, size_t slice,
                       int nt);
 void xp_cpu_peel_rows_back(unsigned char *m, size_t R, size_t C, size_t kr, size_t es, unsigned char *ws, size_t slice,

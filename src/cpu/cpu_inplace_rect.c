@@ -11,9 +11,10 @@ typedef struct rect_plan {
     size_t slice;      /* a thread's buffer: min(XP_INPLACE_SLICE, member), a multiple of 64 */
     size_t shared;     /* the long-row buffer for groups a slice cannot hold: 0, or max(rows, cols) * es */
     int threads;
-    int form;    /* xp_ckg_plan's form (the variant's p0) */
-    size_t tile; /* the tile form's gcd(rows, cols) (tile_form_fits), else 0 */
-    size_t bits; /* its bitmap's bytes, at the start of slice 0 */
+    int form;     /* xp_ckg_plan's form (the variant's p0) */
+    size_t tile;  /* the tile form's gcd(rows, cols) (fast_forms), else 0 */
+    size_t block; /* the block form's w (fast_forms), else 0 */
+    size_t bits;  /* its bitmap's bytes, at the start of slice 0 */
 } rect_plan;
 
 /* The tile form, for matrices whose gcd(rows, cols) = g makes chunks of g elements worth moving whole (at least
@@ -23,13 +24,54 @@ typedef struct rect_plan {
  * chunk) and a chunk's room fit its slice, so the workspace is the decomposition's. */
 #define XP_TILE_CHUNK 256
 
-static void tile_form_fits(const xp_inplace_call *c, rect_plan *p)
+/* The block form, for matrices whose long side splits into blocks of w elements (w a power of two, w elements whole
+ * lines of at least XP_TILE_CHUNK bytes) where the tile form does not apply (32768 x 1000: gcd 8): the matrix, tall,
+ * is a stack of w x C blocks, each contiguous; each is transposed through a thread's slice (cpu-fast's kernels), and
+ * the w-element chunks are then permuted, the transpose of a (R / w) x C matrix of chunks, by the tile form's cycle
+ * following. A wide matrix takes the two passes undone: the chunks, then the R x w blocks. The largest w whose block
+ * fits half a slice (docs/tuning.md, "cpu-inplace: block form"). */
+/* gcd(a, b), a, b > 0, by shifts and subtractions (Stein): the peel planner takes hundreds (4051 x 8101 float: 291 us
+ * with Euclid and a whole plan a candidate, 19 us so). */
+static size_t gcd_fast(size_t a, size_t b)
 {
-    const size_t g = xp_gcd(c->rows, c->cols), chunk = g * c->es, n = c->rows / g * c->cols;
-    const size_t bits = ((n + 7) / 8 + 63) & ~(size_t)63;
-    if (chunk >= XP_TILE_CHUNK && bits + chunk <= p->slice && p->member > p->slice && p->form == XP_CKG_AUTO &&
-        n <= UINT32_MAX)
-        p->tile = g, p->bits = bits;
+    const int k = __builtin_ctzll(a | b);
+    a >>= __builtin_ctzll(a);
+    while (b) {
+        b >>= __builtin_ctzll(b);
+        if (a > b) {
+            const size_t t = a;
+            a = b, b = t;
+        }
+        b -= a;
+    }
+    return a << k;
+}
+
+/* The tile form's g or the block form's w for a rows x cols matrix past a slice of `slice` bytes (0: the form does
+ * not apply), and the bytes of its bitmap. */
+static void fast_forms(size_t rows, size_t cols, size_t es, size_t slice, size_t *tile, size_t *block, size_t *bits)
+{
+    const size_t g = gcd_fast(rows, cols), lng = rows > cols ? rows : cols, shrt = rows + cols - lng;
+    size_t n = rows / g * cols;
+    *tile = *block = 0;
+    *bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    if (g * es >= XP_TILE_CHUNK && *bits + g * es <= slice && n <= UINT32_MAX) {
+        *tile = g;
+        return;
+    }
+    size_t w = lng & (~lng + 1);               /* the largest power of two dividing the long side, */
+    while (w > 1 && w * shrt * es > slice / 2) /* and whose block fits half a slice */
+        w /= 2;
+    n = lng / w * shrt;
+    *bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    if (w * es >= XP_TILE_CHUNK && w * shrt * es <= slice / 2 && *bits + w * es <= slice && n <= UINT32_MAX)
+        *block = w;
+}
+
+/* A thread's slice for a matrix of `member` bytes. */
+static size_t slice_of(size_t member)
+{
+    return ((member < XP_INPLACE_SLICE ? member : XP_INPLACE_SLICE) + 63) & ~(size_t)63;
 }
 
 static void plan(const xp_inplace_call *c, rect_plan *p)
@@ -39,11 +81,12 @@ static void plan(const xp_inplace_call *c, rect_plan *p)
     p->k = xp_ckg_plan(c->rows, c->cols, p->form);
     p->es = c->es;
     p->member = c->rows * c->cols * c->es;
-    p->slice = ((p->member < XP_INPLACE_SLICE ? p->member : XP_INPLACE_SLICE) + 63) & ~(size_t)63;
+    p->slice = slice_of(p->member);
     const size_t longest = (c->rows > c->cols ? c->rows : c->cols) * c->es;
     p->shared = longest > p->slice ? longest : 0;
     p->threads = xp_cpu_inplace_threads(c->batch * p->member);
-    tile_form_fits(c, p);
+    if (p->form == XP_CKG_AUTO && p->member > p->slice)
+        fast_forms(c->rows, c->cols, c->es, p->slice, &p->tile, &p->block, &p->bits);
 }
 
 /* Where a column pass puts element (i, j) of the strip in the buffer, and which buffer row becomes matrix row i: the
@@ -302,7 +345,7 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 
 /* The chunk at position q of the transposed matrix (dims b x g x a: column block J, row y within the block, row block
  * I) comes from position (I, y, J) of the matrix of transposed blocks (dims a x g x b). Chunk numbers are 32-bit
- * (tile_form_fits), divided by multiply and shift: a hardware division a step was a fifth of the pass. */
+ * (fast_forms), divided by multiply and shift rather than three hardware divisions a step. */
 typedef struct chunk_map {
     xp_fdiv a, g;
     size_t b;
@@ -377,9 +420,25 @@ static void chunk_cycles(const chunk_map *d, size_t n, unsigned char *m, size_t 
     }
 }
 
+/* The chunk pass of the tile and block forms: the chunks (of `chunk` bytes) of the a x g x b matrix to their places,
+ * each thread its piece of every chunk (its bitmap and a piece's room at the start of its slice). */
+static void chunk_pass(const rect_plan *p, unsigned char *m, unsigned char *ws, int nt, size_t a, size_t g, size_t b,
+                       size_t chunk)
+{
+    const chunk_map d = {xp_fdiv_make((uint32_t)a), xp_fdiv_make((uint32_t)g), b};
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = xp_ip_thread();
+        size_t p0, p1;
+        chunk_piece(chunk, t, nt > 1 ? nt : 1, &p0, &p1);
+        unsigned char *bits = ws + (size_t)t * p->slice;
+        chunk_cycles(&d, a * g * b, m, chunk, p0, p1, bits, bits + p->bits);
+    }
+}
+
 static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
 {
-    const size_t g = p->tile, es = c->es, a = c->rows / g, b = c->cols / g, n = a * b * g, chunk = g * es;
+    const size_t g = p->tile, es = c->es, a = c->rows / g, b = c->cols / g, chunk = g * es;
     const size_t tiles = xp_cpu_square_tiles(g, es);
     const long long jobs = (long long)(a * b * tiles);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
@@ -389,38 +448,56 @@ static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned cha
     }
     /* Every thread follows every cycle, each moving its own piece of the chunks: cycles are few and long (32750 x
      * 1000: 18 cycles, the longest 50,446 chunks), so a cycle a thread left one thread moving most of the bytes. */
-    const chunk_map d = {xp_fdiv_make((uint32_t)a), xp_fdiv_make((uint32_t)g), b};
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int t = xp_ip_thread();
-        size_t p0, p1;
-        chunk_piece(chunk, t, nt > 1 ? nt : 1, &p0, &p1);
-        unsigned char *bits = ws + (size_t)t * p->slice;
-        chunk_cycles(&d, n, m, chunk, p0, p1, bits, bits + p->bits);
-    }
+    chunk_pass(p, m, ws, nt, a, g, b, chunk);
+}
+
+static void block_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
+{
+    const size_t w = p->block, es = c->es, tall = c->rows > c->cols;
+    const size_t R = c->rows, C = c->cols, blocks = (tall ? R : C) / w, bytes = w * (tall ? C : R) * es;
+    if (!tall) /* the R x (C / w) chunks transposed: block k, R x w, contiguous */
+        chunk_pass(p, m, ws, nt, R, 1, C / w, w * es);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (long long k = 0; k < (long long)blocks; k++)
+        xp_cpu_inplace_small(tall ? w : R, tall ? C : w, es, m + (size_t)k * bytes,
+                             ws + (size_t)xp_ip_thread() * p->slice);
+    if (tall) /* blocks k, C x w, hold rows j of A^T in chunks (k, j): the (R / w) x C chunks transposed */
+        chunk_pass(p, m, ws, nt, R / w, 1, C, w * es);
 }
 
 /* Peels: a matrix whose own form is slow (the decomposition's strided column passes) loses its last kc columns and
  * kr rows, each set in one copy-like pass (cpu_inplace_peel.c), so that the rest takes a fast form: the square swap
- * (5741 x 5743: two columns), the tile form (4051 x 8101: a row and a column leave gcd 4050; 32768 x 1000: 18 rows
- * leave gcd 250). A peel's elements fit a slice, one set at a time, so the workspace stays the decomposition's.
- * Costs in passes of a copy (docs/tuning.md, "cpu-inplace: peels"): a peel 1, the square 1, the tile form 2, the
- * decomposition 12. */
+ * (5741 x 5743: two columns), the tile form (4051 x 8101: a row and a column leave gcd 4050; 4093 x 8191: five
+ * columns leave gcd 4093), the block form (32767 x 1000: a row). A peel's elements fit a slice, one set at a time, so
+ * the workspace stays the decomposition's. Costs in passes of a copy (docs/tuning.md, "cpu-inplace: peels"): a peel
+ * 1, the square 1, the tile and block forms 2, the decomposition 12; the fewest peeled elements among equal costs. */
+#define XP_PEEL_BOTH 16 /* rows and columns both peeled: at most this many each (the planner's time) */
+
 typedef struct peel_plan {
     size_t kr, kc;
     int cost;
 } peel_plan;
 
+/* The form a rows x cols matrix of the call's elements takes whole (the AUTO form's). */
+static int form_of(const xp_inplace_call *c, size_t rows, size_t cols)
+{
+    if (rows == 1 || cols == 1)
+        return XP_IP_VECTOR;
+    if (rows == cols)
+        return XP_IP_SQUARE;
+    const size_t member = rows * cols * c->es, slice = slice_of(member);
+    size_t tile, block, bits;
+    if (member <= slice)
+        return XP_IP_SMALL;
+    fast_forms(rows, cols, c->es, slice, &tile, &block, &bits);
+    return tile ? XP_IP_TILE : block ? XP_IP_BLOCK : XP_IP_PASSES;
+}
+
 /* The cost of the form a rows x cols matrix takes whole. */
 static int form_cost(const xp_inplace_call *c, size_t rows, size_t cols)
 {
-    if (rows == cols || rows == 1 || cols == 1)
-        return 1;
-    xp_inplace_call in = *c;
-    in.rows = rows, in.cols = cols, in.batch = 1;
-    rect_plan p;
-    plan(&in, &p);
-    return p.member <= p.slice || p.tile ? 2 : 12;
+    const int f = form_of(c, rows, cols);
+    return f == XP_IP_VECTOR || f == XP_IP_SQUARE ? 1 : f == XP_IP_PASSES ? 12 : 2;
 }
 
 static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
@@ -432,6 +509,8 @@ static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
     for (size_t kc = 0; kc <= XP_PEEL_MAX && kc < C && kc * R * es <= p->slice; kc++)
         for (size_t kr = 0; kr <= XP_PEEL_MAX && kr < R && kr * (C - kc) * es <= p->slice; kr++) {
             const int peels = (kr > 0) + (kc > 0);
+            if (peels == 2 && (kr > XP_PEEL_BOTH || kc > XP_PEEL_BOTH))
+                break;
             if (peels + 1 > best.cost || (peels + 1 == best.cost && kr * C + kc * R >= best.kr * C + best.kc * R))
                 continue; /* not better even if the rest were a square */
             const int cost = peels + form_cost(c, R - kr, C - kc);
@@ -441,7 +520,7 @@ static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
     return best;
 }
 
-void xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc)
+int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc)
 {
     xp_inplace_call c;
     memset(&c, 0, sizeof c);
@@ -450,6 +529,7 @@ void xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_
     plan(&c, &p);
     const peel_plan pp = rows == 1 || cols == 1 || p.member <= p.slice ? (peel_plan){0, 0, 0} : pick_peels(&c, &p);
     *kr = pp.kr, *kc = pp.kc;
+    return form_of(&c, rows - pp.kr, cols - pp.kc);
 }
 
 /* One matrix m, rows x cols, in its own form: the small path, the square swap, the tile form or the passes. */
@@ -472,6 +552,10 @@ static void run_form(const xp_inplace_call *c, size_t rows, size_t cols, unsigne
     }
     if (p.tile) {
         tile_form(&in, &p, m, ws, nt);
+        return;
+    }
+    if (p.block) {
+        block_form(&in, &p, m, ws, nt);
         return;
     }
     xp_ckg_pass passes[3];
