@@ -371,7 +371,7 @@ static void chunk_piece(size_t chunk, int t, int nt, size_t *p0, size_t *p1)
 #define XP_CHUNK_RING 32 /* positions of a cycle walked ahead of the moves, at most */
 
 /* Moves bytes [p0, p1) of every chunk of m to their places, cycle by cycle, each from its smallest position (the
- * bitmap spares the walks of the positions already moved). The positions are walked D ahead of the moves and their
+ * bitmap marks the positions moved). The positions are walked D ahead of the moves and their
  * pieces prefetched: a chunk's place is random, and a move waited on memory's latency where the copy should wait on
  * its bandwidth (docs/tuning.md, "cpu-inplace: chunk cycles"). */
 static void chunk_cycles(const chunk_map *d, size_t n, unsigned char *m, size_t chunk, size_t p0, size_t p1,
@@ -385,15 +385,9 @@ static void chunk_cycles(const chunk_map *d, size_t n, unsigned char *m, size_t 
         return;
     memset(bits, 0, (n + 7) / 8);
     for (size_t s = 0; s < n; s++) {
-        if (bits[s >> 3] >> (s & 7) & 1)
+        /* Positions in increasing order: the first one of a cycle met unmarked is its smallest. */
+        if (bits[s >> 3] >> (s & 7) & 1 || chunk_src(d, s) == s)
             continue;
-        size_t x = chunk_src(d, s);
-        if (x == s)
-            continue; /* in place */
-        while (x > s)
-            x = chunk_src(d, x);
-        if (x < s)
-            continue; /* not the cycle's smallest position */
         memcpy(tmp, base + s * chunk, piece);
         size_t cur = s, w = s, head = 0, count = 0;
         int end = 0;
