@@ -353,7 +353,10 @@ typedef struct chunk_map {
 
 static size_t chunk_src(const chunk_map *d, size_t q)
 {
-    const uint32_t t = xp_fdiv_div(d->a, (uint32_t)q), J = xp_fdiv_div(d->g, t);
+    const uint32_t t = xp_fdiv_div(d->a, (uint32_t)q);
+    if (d->g.d == 1) /* the block form's: a division off each step of the walk, which is a chain of them */
+        return (q - (size_t)t * d->a.d) * d->b + t;
+    const uint32_t J = xp_fdiv_div(d->g, t);
     const size_t I = q - (size_t)t * d->a.d, y = t - J * d->g.d;
     return (I * d->g.d + y) * d->b + J;
 }
