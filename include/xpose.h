@@ -136,8 +136,9 @@ XPOSE_API int xpose_permute(xpose_backend backend, size_t elem_size, int rank, c
 /* In-place transposes. `data` holds `batch` dense row-major rows x cols matrices back to back (batch 0 or 1: one);
  * afterwards the same bytes hold their cols x rows transposes, dense and back to back. Element sizes 1, 2, 4, 8, 16;
  * data aligned to the element size. Square matrices swap tile pairs across the diagonal (each element read and written
- * once, no workspace); rectangular ones take three passes over the data (two where gcd(rows, cols) is 1), each moving
- * elements within a row or within a column (Catanzaro, Keller and Garland, PPoPP 2014; docs/variants.md). A 1 x N or
+ * once, no workspace); rectangular ones take two or three passes over the data: the passes of Catanzaro, Keller and
+ * Garland's decomposition (PPoPP 2014), each moving elements within a row or a column, or, where the shape allows,
+ * passes that move contiguous blocks and runs of elements (docs/variants.md). A 1 x N or
  * N x 1 matrix is its own transpose: nothing moves.
  *
  * Workspace, in bytes, exactly what xpose_transpose_inplace_workspace returns for the same arguments (0: none):
