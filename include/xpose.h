@@ -136,10 +136,11 @@ XPOSE_API int xpose_permute(xpose_backend backend, size_t elem_size, int rank, c
 /* In-place transposes. `data` holds `batch` dense row-major rows x cols matrices back to back (batch 0 or 1: one);
  * afterwards the same bytes hold their cols x rows transposes, dense and back to back. Element sizes 1, 2, 4, 8, 16;
  * data aligned to the element size. Square matrices swap tile pairs across the diagonal (each element read and written
- * once, no workspace); rectangular ones take a few copy-like passes where their shape allows (squares or blocks whose
- * chunks are then permuted, on the CPU after peeling up to 64 rows or columns), else three passes over the data (two
- * where gcd(rows, cols) is 1), each moving elements within a row or within a column (Catanzaro, Keller and Garland,
- * PPoPP 2014; docs/variants.md). A 1 x N or N x 1 matrix is its own transpose: nothing moves.
+ * once, no workspace); rectangular ones take two or three passes over the data: the passes of Catanzaro, Keller and
+ * Garland's decomposition (PPoPP 2014), each moving elements within a row or a column, or, where the shape allows,
+ * passes that move contiguous blocks and runs of elements; on the CPU, where peeling up to 64 rows or columns lets
+ * those passes run, one more copy-like pass for each set peeled (docs/variants.md). A 1 x N or N x 1 matrix is its own
+ * transpose: nothing moves.
  *
  * Workspace, in bytes, exactly what xpose_transpose_inplace_workspace returns for the same arguments (0: none):
  * - square matrices, vectors: 0, on either backend;

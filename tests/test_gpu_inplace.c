@@ -1,8 +1,8 @@
 /* test_gpu_inplace.c (label gpu): the in-place transposes on the GPU against the out-of-place reference: squares,
- * rectangles with gcd(rows, cols) 1 and more, vectors, primes, every element size, unaligned rows, batches, groups
- * split across thread-block clusters, rows that go through the workspace, more than 2^31 elements; the workspace
- * (too small, a failed allocation: the data unchanged) and bad pointers; the stream-ordered entry point. Exits 77
- * (skipped) where no CUDA device is present. */
+ * rectangles with gcd(rows, cols) 1 and more (the tile, block and skew forms, the decomposition), vectors, primes, every
+ * element size, unaligned rows, batches, groups split across thread-block clusters, rows that go through the
+ * workspace, more than 2^31 elements; the workspace (too small, a failed allocation: the data unchanged) and bad
+ * pointers; the stream-ordered entry point. Exits 77 (skipped) where no CUDA device is present. */
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "gpu_mem.h"
@@ -213,6 +213,21 @@ static void block_form(void)
                      "block form");
 }
 
+/* The skew form (gcd 1, a view of at least 512 rows): R x (2R - 1) (rows swapped in pairs), near squares (cycles of
+ * 10-260), cycles longer than the buffer (252-1008: windows, spans of strided rows), the bound R = 512, wide and tall,
+ * rows of odd bytes (element loads) and of multiples of 4 and 16 bytes (wider loads), batches; every element size. */
+static void skew_form(void)
+{
+    static const ip_case shapes[] = {{1021, 2041, 1}, {2041, 1021, 1}, {1023, 1025, 2}, {1025, 1023, 1},
+                                     {1009, 2029, 1}, {3037, 1009, 1}, {512, 1023, 1},  {523, 521, 3},
+                                     {1024, 2047, 1}, {1021, 2044, 1}, {2044, 1021, 2}};
+    for (size_t e = 0; e < 5; e++)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            CHECK_STATUS(check(NULL, shapes[i].rows, shapes[i].cols, elem_sizes[e], shapes[i].batch,
+                               100 + (unsigned)(i * 5 + e)),
+                         XPOSE_OK, "skew form %zux%zu es %zu", shapes[i].rows, shapes[i].cols, elem_sizes[e]);
+}
+
 int main(int argc, char **argv)
 {
     int st = xpose_cuda_status();
@@ -226,6 +241,7 @@ int main(int argc, char **argv)
     variants();
     tile_form();
     block_form();
+    skew_form();
     for (size_t e = 0; e < 5; e++) { /* the production entry point finds device memory on its own (AUTO) */
         CHECK_STATUS(check(NULL, 1001, 999, elem_sizes[e], 2, 7 + (unsigned)e), XPOSE_OK, "production rect");
         CHECK_STATUS(check(NULL, 1024, 1024, elem_sizes[e], 1, 8 + (unsigned)e), XPOSE_OK, "production square");

@@ -44,6 +44,33 @@ XP_HD uint32_t xp_fdiv_div(xp_fdiv f, uint32_t n)
 
 XP_HD uint32_t xp_fdiv_mod(xp_fdiv f, uint32_t n) { return n - xp_fdiv_div(f, n) * f.d; }
 
+/* x y mod m for x, y < m < 2^31 by Barrett's reduction (inv = (2^64 - 1) / m): the kernels that walk the cycles of
+ * a permutation take one a member, and a 64-bit remainder costs some sixty instructions. */
+typedef struct xp_bmod {
+    uint64_t m, inv;
+} xp_bmod;
+
+XP_HD xp_bmod xp_bmod_make(uint64_t m)
+{
+    xp_bmod b;
+    b.m = m;
+    b.inv = ~(uint64_t)0 / m;
+    return b;
+}
+
+XP_HD uint64_t xp_bmod_mul(xp_bmod b, uint64_t x, uint64_t y)
+{
+    const uint64_t p = x * y;
+#ifdef __CUDA_ARCH__
+    uint64_t r = p - __umul64hi(p, b.inv) * b.m;
+    while (r >= b.m)
+        r -= b.m;
+    return r;
+#else
+    return p % b.m;
+#endif
+}
+
 XP_HD size_t xp_gcd(size_t a, size_t b)
 {
     while (b) {

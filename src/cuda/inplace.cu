@@ -5,6 +5,7 @@
 #include <cuda_pipeline.h>
 #include "../core/xp_inplace_math.h"
 #include "fast_tile.cuh"
+#include "inplace.h"
 
 namespace cg = cooperative_groups;
 
@@ -699,12 +700,16 @@ template <class E> static int rect_rows_global(const xp_inplace_call *c, const x
     return XPOSE_OK;
 }
 
-template <class E, class V> static int rect_launch(const xp_inplace_call *c, const xp_ckg &k, const RectDevice &d)
+/* The passes; sms > 0: the column permutation by the skew form (xp_skew_suits). */
+template <class E, class V>
+static int rect_launch(const xp_inplace_call *c, const xp_ckg &k, const RectDevice &d, int sms)
 {
     xp_ckg_pass ps[3];
     const int np = xp_ckg_passes(&k, ps);
     for (int q = 0; q < np; q++) {
-        int st = ps[q].fn == XP_CKG_SHUF && c->ws ? rect_rows_global<E>(c, k, ps[q]) : rect_run<E, V>(c, k, ps[q], d);
+        int st = ps[q].fn == XP_CKG_SHUF && c->ws ? rect_rows_global<E>(c, k, ps[q])
+                 : ps[q].fn == XP_CKG_PERM && sms ? xp_skew_perm(c, &k, ps[q].gather, sms)
+                                                  : rect_run<E, V>(c, k, ps[q], d);
         if (st != XPOSE_OK)
             return st;
     }
@@ -726,7 +731,8 @@ enum { CHUNK_THREADS = 256, CHUNK_SPAN = 32, CHUNK_WIN = 128, CHUNK_BUF = 32 << 
 struct ChunkArgs {
     char *data;
     size_t member, chunk;                   /* bytes a matrix, a chunk */
-    unsigned long long n, m1, inv;          /* chunks a matrix; n - 1; (2^64 - 1) / (n - 1) */
+    unsigned long long n;                   /* chunks a matrix */
+    xp_bmod m1;                             /* products mod n - 1 */
     unsigned long long kpow[CHUNK_WIN + 1]; /* P^t mod (n - 1): member t of x's cycle is x kpow[t] */
     unsigned win;                           /* cycle members a window: the buffer holds win + 1 pieces */
     unsigned piece, pieces, group, groups;  /* bytes a piece (a power of two); pieces a chunk; pieces an item; items */
@@ -734,24 +740,12 @@ struct ChunkArgs {
     unsigned long long sa, sb;              /* chunk 1 + span sa + s sb is the span's chunk s */
 };
 
-/* a b mod (n - 1) for a, b < n - 1 < 2^31, by Barrett's reduction: a 64-bit remainder costs some sixty instructions,
- * and the leader search takes one for every member it looks at. */
-__device__ __forceinline__ unsigned long long chunk_mulmod(const ChunkArgs &A, unsigned long long a,
-                                                           unsigned long long b)
-{
-    const unsigned long long x = a * b;
-    unsigned long long r = x - __umul64hi(x, A.inv) * A.m1;
-    while (r >= A.m1)
-        r -= A.m1;
-    return r;
-}
-
 /* Whether chunk x0 leads its cycle (is its smallest member), and the cycle's length: one warp, its lanes 32 members
  * at a time, until one is smaller or the cycle closes (most chunks stop within a round). */
 __device__ __forceinline__ unsigned chunk_leads(const ChunkArgs &A, const unsigned long long *kpow,
                                                 unsigned long long x0, unsigned lane)
 {
-    unsigned long long z = chunk_mulmod(A, x0, kpow[lane + 1]);
+    unsigned long long z = xp_bmod_mul(A.m1, x0, kpow[lane + 1]);
     for (unsigned r = 0;; r += 32) {
         const unsigned below = __ballot_sync(0xffffffffu, z < x0), back = __ballot_sync(0xffffffffu, z == x0);
         if (back) {
@@ -760,7 +754,7 @@ __device__ __forceinline__ unsigned chunk_leads(const ChunkArgs &A, const unsign
         }
         if (below)
             return 0;
-        z = chunk_mulmod(A, z, kpow[32]);
+        z = xp_bmod_mul(A.m1, z, kpow[32]);
     }
 }
 
@@ -807,7 +801,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
                     const unsigned nb = min(A.win, len - s);        /* this window stores members s + 1 .. s + nb */
                     if (nb < len || p == (unsigned)grp * A.group) { /* one window: its members serve every piece */
                         for (unsigned t = threadIdx.x; t <= nb; t += CHUNK_THREADS)
-                            s_mem[t] = (unsigned)chunk_mulmod(A, ys, kpow[t]);
+                            s_mem[t] = (unsigned)xp_bmod_mul(A.m1, ys, kpow[t]);
                         __syncthreads();
                     }
                     /* Loads: members s (the first window only: later ones hold it already) .. s + nb, but not member
@@ -849,11 +843,10 @@ static int chunk_run(const xp_inplace_call *c, size_t member, size_t chunk, unsi
     A.member = member;
     A.chunk = chunk;
     A.n = P * Q;
-    A.m1 = A.n - 1;
-    A.inv = ~0ull / A.m1;
+    A.m1 = xp_bmod_make(A.n - 1);
     A.kpow[0] = 1;
     for (unsigned t = 1; t <= CHUNK_WIN; t++)
-        A.kpow[t] = A.kpow[t - 1] * (P % A.m1) % A.m1;
+        A.kpow[t] = A.kpow[t - 1] * (P % A.m1.m) % A.m1.m;
     /* Pieces as large as lets one window hold a whole cycle, down to 256 bytes, and no larger than the chunk needs. */
     A.piece = CHUNK_BUF / (order + 1);
     while (A.piece & (A.piece - 1))
@@ -1094,12 +1087,16 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
         st = rect_blocks(c, d, &taken);
     if (taken || st != XPOSE_OK)
         return st;
+    /* gcd 1: the column permutation by the skew form where it applies (production row only). */
+    int sms = 0;
+    if (c->p0 == XP_CKG_AUTO && !c->p1 && xp_skew_suits(&k) && (st = sm_count(&sms)) != XPOSE_OK)
+        return st;
     const int vec = (uintptr_t)c->data % 16 == 0 && k.C * c->es % 16 == 0;
     switch (c->es) {
-    case 1: return vec ? rect_launch<uint8_t, uint4>(c, k, d) : rect_launch<uint8_t, uint8_t>(c, k, d);
-    case 2: return vec ? rect_launch<uint16_t, uint4>(c, k, d) : rect_launch<uint16_t, uint16_t>(c, k, d);
-    case 4: return vec ? rect_launch<uint32_t, uint4>(c, k, d) : rect_launch<uint32_t, uint32_t>(c, k, d);
-    case 8: return vec ? rect_launch<uint64_t, uint4>(c, k, d) : rect_launch<uint64_t, uint64_t>(c, k, d);
-    default: return rect_launch<xp_v16, xp_v16>(c, k, d);
+    case 1: return vec ? rect_launch<uint8_t, uint4>(c, k, d, sms) : rect_launch<uint8_t, uint8_t>(c, k, d, sms);
+    case 2: return vec ? rect_launch<uint16_t, uint4>(c, k, d, sms) : rect_launch<uint16_t, uint16_t>(c, k, d, sms);
+    case 4: return vec ? rect_launch<uint32_t, uint4>(c, k, d, sms) : rect_launch<uint32_t, uint32_t>(c, k, d, sms);
+    case 8: return vec ? rect_launch<uint64_t, uint4>(c, k, d, sms) : rect_launch<uint64_t, uint64_t>(c, k, d, sms);
+    default: return rect_launch<xp_v16, xp_v16>(c, k, d, sms);
     }
 }
