@@ -67,12 +67,20 @@ static int plan_shapes(const bench_opts *o, size_t extra, size_t (*out)[2], int 
     return 0;
 }
 
-static int shape_begin(const bench_opts *o, size_t rows, size_t cols, ip_shape *d)
+/* The workspace is sized at the run's largest thread count (the CPU rows run on as many threads as it has slices
+ * for: one sized at the first count, 1, held every later count to one thread). */
+static int shape_begin(const bench_opts *o, const thread_plan *tp, size_t rows, size_t cols, ip_shape *d)
 {
     memset(d, 0, sizeof *d);
     d->lay = (xpose_layout){rows, cols, o->elem_size, 0, 0, o->batch, 0, 0};
     d->bytes = rows * cols * o->elem_size * (o->batch ? o->batch : 1);
+    const int before = xpose_get_threads();
+    int most = before;
+    for (int p = 0; p < tp->n; p++)
+        most = tp->t[p] > most ? tp->t[p] : most;
+    xpose_set_threads(most);
     d->ws_bytes = xpose_transpose_inplace_workspace(XPOSE_BACKEND_CPU, rows, cols, o->elem_size, o->batch);
+    xpose_set_threads(before);
     d->src = host_big_alloc(d->bytes), d->ref = host_big_alloc(d->bytes), d->work = host_big_alloc(d->bytes);
     d->ws = d->ws_bytes ? aligned_alloc(64, (d->ws_bytes + 63) & ~(size_t)63) : NULL;
     if (!d->src || !d->ref || !d->work || (d->ws_bytes && !d->ws)) {
@@ -199,7 +207,7 @@ static int run_shape(const bench_opts *o, const selection *sel, size_t rows, siz
                      bench_result *res)
 {
     ip_shape d;
-    int st = shape_begin(o, rows, cols, &d);
+    int st = shape_begin(o, &env->tp, rows, cols, &d);
     if (st)
         return st;
     res->setup++;

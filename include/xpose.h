@@ -138,8 +138,9 @@ XPOSE_API int xpose_permute(xpose_backend backend, size_t elem_size, int rank, c
  * data aligned to the element size. Square matrices swap tile pairs across the diagonal (each element read and written
  * once, no workspace); rectangular ones take two or three passes over the data: the passes of Catanzaro, Keller and
  * Garland's decomposition (PPoPP 2014), each moving elements within a row or a column, or, where the shape allows,
- * passes that move contiguous blocks and runs of elements (docs/variants.md). A 1 x N or
- * N x 1 matrix is its own transpose: nothing moves.
+ * passes that move contiguous blocks and runs of elements; on the CPU, where peeling up to 64 rows or columns lets
+ * those passes run, one more copy-like pass for each set peeled (docs/variants.md). A 1 x N or N x 1 matrix is its own
+ * transpose: nothing moves.
  *
  * Workspace, in bytes, exactly what xpose_transpose_inplace_workspace returns for the same arguments (0: none):
  * - square matrices, vectors: 0, on either backend;

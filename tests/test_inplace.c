@@ -1,6 +1,7 @@
 /* test_inplace.c (label cpu): the in-place transposes on the CPU: every variant against the out-of-place reference on
  * squares, rectangles with gcd(rows, cols) 1 and more, vectors, primes, every element size and batches; the index
- * arithmetic the CUDA kernels share (fast division, the passes); the workspace (its size, a caller's, one too small,
+ * arithmetic the CUDA kernels share (fast division, the passes); the peels (each combination, threads, batches); the
+ * workspace (its size, a caller's, one too small,
  * a failed allocation: the data unchanged); bad input. */
 #include <string.h>
 #include "testing.h"
@@ -155,6 +156,70 @@ static void long_groups(void)
     CHECK_STATUS(xp_cpu_inplace_rect(&c), XPOSE_OK, "columns longer than a buffer");
     CHECK(memcmp(a, ref, bytes) == 0, "columns longer than a buffer: wrong result");
     free(a), free(ref), free(ws);
+}
+
+/* Peels and forms: shapes that take each combination of peels (columns, rows, both, none) and each form after them
+ * (square, tile, block, vector) at every element size, each against the
+ * reference on 1, 2 and 3 threads, batches of them, and a caller's workspace of one slice (one thread) and one byte
+ * less (refused, the data unchanged). */
+typedef struct peel_case {
+    size_t rows, cols, kr, kc; /* kr, kc: the peels at 1-byte elements (past a slice) */
+    int form;                  /* and the form the rest takes */
+} peel_case;
+
+static void peels(void)
+{
+    static const peel_case cases[] = {
+        {1201, 1203, 0, 2, XP_IP_SQUARE}, /* near-square, two odd sides: two columns leave a square */
+        {1203, 1201, 2, 0, XP_IP_SQUARE}, /* and tall: two rows */
+        {2003, 1000, 3, 0, XP_IP_TILE},   /* rows: 2000 x 1000, gcd 1000 */
+        {1000, 2003, 0, 3, XP_IP_TILE},   /* columns */
+        {1001, 2001, 1, 1, XP_IP_TILE},   /* R x (2R - 1), primes' shape: a row and a column leave 1000 x 2000 */
+        {2001, 1001, 1, 1, XP_IP_TILE},   /* and tall */
+        {4093, 811, 38, 0, XP_IP_TILE},   /* primes: 38 rows leave 4055 = 5 x 811 */
+        {3, 400009, 2, 0, XP_IP_VECTOR},  /* two rows leave a vector: the rows' pass is the transpose */
+        {2048, 1024, 0, 0, XP_IP_TILE},   /* gcd 1024: the tile form as it is */
+        {8192, 200, 0, 0, XP_IP_BLOCK},   /* gcd 8: blocks of rows, then the chunks */
+        {200, 8192, 0, 0, XP_IP_BLOCK},   /* the chunks, then blocks of columns */
+        {8193, 200, 1, 0, XP_IP_BLOCK},   /* a row peeled, then the block form */
+        {200, 8193, 0, 1, XP_IP_BLOCK},   /* a column */
+    };
+    const int before = xpose_get_threads();
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const peel_case pc = cases[k];
+        size_t kr, kc;
+        const int form = xp_cpu_inplace_peels(pc.rows, pc.cols, 1, &kr, &kc);
+        CHECK(kr == pc.kr && kc == pc.kc && form == pc.form,
+              "%zux%zu bytes: peels %zu rows %zu columns, form %d; want %zu, %zu, %d", pc.rows, pc.cols, kr, kc, form,
+              pc.kr, pc.kc, pc.form);
+        for (size_t e = 0; e < 5; e++)
+            for (int t = 1; t <= 3; t++) {
+                if (elem_sizes[e] == 16 && t == 2)
+                    continue; /* the largest members: two thread counts will do */
+                xpose_set_threads(t);
+                CHECK_STATUS(check_one("cpu-inplace-rect", XPOSE_BACKEND_CPU, pc.rows, pc.cols, elem_sizes[e], 1, NULL,
+                                       0, (unsigned)(k * 7 + e + 100 * t)),
+                             XPOSE_OK, "peels %zux%zu es %zu threads %d", pc.rows, pc.cols, elem_sizes[e], t);
+            }
+    }
+    for (int t = 1; t <= 3; t += 2) { /* batches: each member peeled in turn */
+        xpose_set_threads(t);
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 4, 3, NULL, 0, 61), XPOSE_OK, "peel batch");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1203, 1201, 2, 2, NULL, 0, 62), XPOSE_OK, "peel batch");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 200, 8193, 4, 2, NULL, 0, 66), XPOSE_OK, "peel, block batch");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 8192, 200, 8, 2, NULL, 0, 67), XPOSE_OK, "block batch");
+    }
+    /* A caller's workspace: one slice runs the peels on one thread; a byte less is refused before anything moves. */
+    xpose_set_threads(3);
+    const size_t slice = 1 << 20;
+    unsigned char *ws = aligned_alloc(64, slice);
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 8, 1, ws, slice, 63), XPOSE_OK, "peels, one slice");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 8, 1, ws, slice - 1, 64), XPOSE_ERR_NO_MEMORY,
+                 "peels, a slice less one byte");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1201, 1203, 4, 1, ws, slice, 65), XPOSE_OK,
+                 "column peels, one slice");
+    free(ws);
+    xpose_set_threads(before);
 }
 
 /* The workspace: the size the header states, a caller's (exact, the least, too small, misaligned, overlapping the
@@ -314,6 +379,7 @@ int main(void)
     bad_input();
     workspace();
     long_groups();
+    peels();
     production();
     variants();
     return t_finish("test_inplace");

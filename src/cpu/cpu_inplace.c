@@ -68,11 +68,17 @@ int xp_cpu_inplace_naive(xp_inplace_call *c)
     return XPOSE_OK;
 }
 
+/* The buffer goes back in bands of 32 rows: a region kernel walks a whole column strip of its rows before the next
+ * strip, and 1000 rows of lines left L1 between strips (docs/tuning.md, "cpu-inplace: small bands"). */
+#define XP_SMALL_BAND 32
+
 void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m, unsigned char *buf)
 {
-    const xp_fast_isa *isa = xp_fast_pick_isa();
+    const xp_fast_region_fn region = xp_fast_pick_isa()->region[0][xp_elem_index(es)];
+    const size_t band = XP_SMALL_BAND;
     memcpy(buf, m, rows * cols * es);
-    isa->region[0][xp_elem_index(es)](buf, cols * es, rows, cols, m, rows * es);
+    for (size_t i = 0; i < rows; i += band)
+        region(buf + i * cols * es, cols * es, rows - i < band ? rows - i : band, cols, m + i * es, rows * es);
 }
 
 /* Square tiles of 8-16 KiB: a pair and the thread's buffer stay in L1 and L2 while they are swapped (bytes: 128 a

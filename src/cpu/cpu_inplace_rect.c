@@ -3,9 +3,6 @@
 #include <string.h>
 #include "../core/xp_inplace_math.h"
 #include "cpu_inplace.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* One call's plan: the decomposition, the buffers, the threads. */
 typedef struct rect_plan {
@@ -14,24 +11,67 @@ typedef struct rect_plan {
     size_t slice;      /* a thread's buffer: min(XP_INPLACE_SLICE, member), a multiple of 64 */
     size_t shared;     /* the long-row buffer for groups a slice cannot hold: 0, or max(rows, cols) * es */
     int threads;
-    int form;    /* xp_ckg_plan's form (the variant's p0) */
-    size_t tile; /* the tile form's gcd(rows, cols) (tile_form_fits), else 0 */
-    size_t bits; /* its bitmap's bytes, at the start of slice 0 */
+    int form;     /* xp_ckg_plan's form (the variant's p0) */
+    size_t tile;  /* the tile form's gcd(rows, cols) (fast_forms), else 0 */
+    size_t block; /* the block form's w (fast_forms), else 0 */
+    size_t bits;  /* its bitmap's bytes, at the start of slice 0 */
 } rect_plan;
 
 /* The tile form, for matrices whose gcd(rows, cols) = g makes chunks of g elements worth moving whole (at least
  * XP_TILE_CHUNK bytes): each g x g block transposed in place by the square tile swap, then the g-element chunks
  * permuted to their places by following the permutation's cycles, whole chunks a move. Two passes, each as fast as the
- * square transpose or a copy, against the decomposition's two or three strided ones. Its bitmap (a bit a chunk) and
- * a chunk's room fit slice 0, so the workspace is the decomposition's. */
+ * square transpose or a copy, against the decomposition's two or three strided ones. Each thread's bitmap (a bit a
+ * chunk) and a chunk's room fit its slice, so the workspace is the decomposition's. */
 #define XP_TILE_CHUNK 256
 
-static void tile_form_fits(const xp_inplace_call *c, rect_plan *p)
+/* The block form, for matrices whose long side splits into blocks of w elements (w a power of two, w elements whole
+ * lines of at least XP_TILE_CHUNK bytes) where the tile form does not apply (32768 x 1000: gcd 8): the matrix, tall,
+ * is a stack of w x C blocks, each contiguous; each is transposed through a thread's slice (cpu-fast's kernels), and
+ * the w-element chunks are then permuted, the transpose of a (R / w) x C matrix of chunks, by the tile form's cycle
+ * following. A wide matrix takes the two passes undone: the chunks, then the R x w blocks. The largest w whose block
+ * fits half a slice (docs/tuning.md, "cpu-inplace: block form"). */
+/* gcd(a, b), a, b > 0, by shifts and subtractions (Stein): the peel planner takes hundreds (4051 x 8101 float: 291 us
+ * with Euclid and a whole plan a candidate, 19 us so). */
+static size_t gcd_fast(size_t a, size_t b)
 {
-    const size_t g = xp_gcd(c->rows, c->cols), chunk = g * c->es, n = c->rows / g * c->cols;
-    const size_t bits = ((n + 7) / 8 + 63) & ~(size_t)63;
-    if (chunk >= XP_TILE_CHUNK && bits + chunk <= p->slice && p->member > p->slice && p->form == XP_CKG_AUTO)
-        p->tile = g, p->bits = bits;
+    const int k = __builtin_ctzll(a | b);
+    a >>= __builtin_ctzll(a);
+    while (b) {
+        b >>= __builtin_ctzll(b);
+        if (a > b) {
+            const size_t t = a;
+            a = b, b = t;
+        }
+        b -= a;
+    }
+    return a << k;
+}
+
+/* The tile form's g or the block form's w for a rows x cols matrix past a slice of `slice` bytes (0: the form does
+ * not apply), and the bytes of its bitmap. */
+static void fast_forms(size_t rows, size_t cols, size_t es, size_t slice, size_t *tile, size_t *block, size_t *bits)
+{
+    const size_t g = gcd_fast(rows, cols), lng = rows > cols ? rows : cols, shrt = rows + cols - lng;
+    size_t n = rows / g * cols;
+    *tile = *block = 0;
+    *bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    if (g * es >= XP_TILE_CHUNK && *bits + g * es <= slice && n <= UINT32_MAX) {
+        *tile = g;
+        return;
+    }
+    size_t w = lng & (~lng + 1);               /* the largest power of two dividing the long side, */
+    while (w > 1 && w * shrt * es > slice / 2) /* and whose block fits half a slice */
+        w /= 2;
+    n = lng / w * shrt;
+    *bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    if (w * es >= XP_TILE_CHUNK && w * shrt * es <= slice / 2 && *bits + w * es <= slice && n <= UINT32_MAX)
+        *block = w;
+}
+
+/* A thread's slice for a matrix of `member` bytes. */
+static size_t slice_of(size_t member)
+{
+    return ((member < XP_INPLACE_SLICE ? member : XP_INPLACE_SLICE) + 63) & ~(size_t)63;
 }
 
 static void plan(const xp_inplace_call *c, rect_plan *p)
@@ -41,11 +81,12 @@ static void plan(const xp_inplace_call *c, rect_plan *p)
     p->k = xp_ckg_plan(c->rows, c->cols, p->form);
     p->es = c->es;
     p->member = c->rows * c->cols * c->es;
-    p->slice = ((p->member < XP_INPLACE_SLICE ? p->member : XP_INPLACE_SLICE) + 63) & ~(size_t)63;
+    p->slice = slice_of(p->member);
     const size_t longest = (c->rows > c->cols ? c->rows : c->cols) * c->es;
     p->shared = longest > p->slice ? longest : 0;
     p->threads = xp_cpu_inplace_threads(c->batch * p->member);
-    tile_form_fits(c, p);
+    if (p->form == XP_CKG_AUTO && p->member > p->slice)
+        fast_forms(c->rows, c->cols, c->es, p->slice, &p->tile, &p->block, &p->bits);
 }
 
 /* Where a column pass puts element (i, j) of the strip in the buffer, and which buffer row becomes matrix row i: the
@@ -236,22 +277,6 @@ static void row_whole(const xp_ckg *k, int gather, size_t es, size_t i, unsigned
         memcpy(row, buf, bytes);
 }
 
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-/* [lo, hi) of n items for thread t of nt. */
-static void share(size_t n, int t, int nt, size_t *lo, size_t *hi)
-{
-    *lo = n * (size_t)t / (size_t)nt;
-    *hi = n * (size_t)(t + 1) / (size_t)nt;
-}
-
 /* A row pass over matrix m: rows through the threads' slices, or, where a row is longer than a slice, one row at a
  * time through the shared buffer, its columns split between the threads. */
 static void row_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsigned char *ws, int nt)
@@ -262,13 +287,13 @@ static void row_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
     if (bytes <= p->slice) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
         for (long long i = 0; i < (long long)k->R; i++)
-            row_whole(k, ps.gather, es, (size_t)i, m + (size_t)i * bytes, ws + (size_t)thread_id() * p->slice);
+            row_whole(k, ps.gather, es, (size_t)i, m + (size_t)i * bytes, ws + (size_t)xp_ip_thread() * p->slice);
         return;
     }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         size_t lo, hi;
-        share(k->C, thread_id(), nt > 1 ? nt : 1, &lo, &hi);
+        xp_ip_share(k->C, xp_ip_thread(), nt > 1 ? nt : 1, &lo, &hi);
         for (size_t i = 0; i < k->R; i++) {
             unsigned char *row = m + i * bytes;
             if (ps.gather)
@@ -299,7 +324,7 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
         for (long long s = 0; s < strips; s++) {
             const size_t j0 = (size_t)s * sw, w = k->C - j0 < sw ? k->C - j0 : sw;
-            unsigned char *buf = ws + (size_t)thread_id() * p->slice;
+            unsigned char *buf = ws + (size_t)xp_ip_thread() * p->slice;
             col_load(k, ps, m, buf, es, 0, k->R, j0, w);
             col_store(k, ps, m, buf, es, 0, k->R, j0, w);
         }
@@ -308,7 +333,7 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         size_t lo, hi;
-        share(k->R, thread_id(), nt > 1 ? nt : 1, &lo, &hi);
+        xp_ip_share(k->R, xp_ip_thread(), nt > 1 ? nt : 1, &lo, &hi);
         for (size_t j = 0; j < k->C; j++) {
             col_load(k, ps, m, shared, es, lo, hi, j, 1);
 #pragma omp barrier
@@ -319,26 +344,98 @@ static void col_pass(const rect_plan *p, xp_ckg_pass ps, unsigned char *m, unsig
 }
 
 /* The chunk at position q of the transposed matrix (dims b x g x a: column block J, row y within the block, row block
- * I) comes from position (I, y, J) of the matrix of transposed blocks (dims a x g x b). */
-static size_t chunk_src(size_t q, size_t a, size_t g, size_t b)
+ * I) comes from position (I, y, J) of the matrix of transposed blocks (dims a x g x b). Chunk numbers are 32-bit
+ * (fast_forms), divided by multiply and shift rather than three hardware divisions a step. */
+typedef struct chunk_map {
+    xp_fdiv a, g;
+    size_t b;
+} chunk_map;
+
+static size_t chunk_src(const chunk_map *d, size_t q)
 {
-    const size_t I = q % a, y = q / a % g, J = q / a / g;
-    return (I * g + y) * b + J;
+    const uint32_t t = xp_fdiv_div(d->a, (uint32_t)q);
+    if (d->g.d == 1) /* the block form's: a division off each step of the walk, which is a chain of them */
+        return (q - (size_t)t * d->a.d) * d->b + t;
+    const uint32_t J = xp_fdiv_div(d->g, t);
+    const size_t I = q - (size_t)t * d->a.d, y = t - J * d->g.d;
+    return (I * d->g.d + y) * d->b + J;
 }
 
-static int bit_get(const unsigned char *bits, size_t x)
+/* Thread t's piece of every chunk: [p0, p1), cut on 64-byte steps. */
+static void chunk_piece(size_t chunk, int t, int nt, size_t *p0, size_t *p1)
 {
-    return __atomic_load_n(&bits[x >> 3], __ATOMIC_RELAXED) >> (x & 7) & 1;
+    const size_t lines = (chunk + 63) / 64;
+    size_t l0, l1;
+    xp_ip_share(lines, t, nt, &l0, &l1);
+    *p0 = l0 * 64 < chunk ? l0 * 64 : chunk;
+    *p1 = l1 * 64 < chunk ? l1 * 64 : chunk;
 }
 
-static void bit_set(unsigned char *bits, size_t x)
+#define XP_CHUNK_RING 32 /* positions of a cycle walked ahead of the moves, at most */
+
+/* Moves bytes [p0, p1) of every chunk of m to their places, cycle by cycle, each from its smallest position (the
+ * bitmap marks the positions moved). The positions are walked D ahead of the moves and their
+ * pieces prefetched: a chunk's place is random, and a move waited on memory's latency where the copy should wait on
+ * its bandwidth (docs/tuning.md, "cpu-inplace: chunk cycles"). */
+static void chunk_cycles(const chunk_map *d, size_t n, unsigned char *m, size_t chunk, size_t p0, size_t p1,
+                         unsigned char *bits, unsigned char *tmp)
 {
-    __atomic_fetch_or(&bits[x >> 3], (unsigned char)(1u << (x & 7)), __ATOMIC_RELAXED);
+    const size_t piece = p1 - p0, ahead = 4096 / (piece ? piece : 1);
+    const size_t D = ahead < 2 ? 2 : ahead > XP_CHUNK_RING ? XP_CHUNK_RING : ahead;
+    unsigned char *base = m + p0;
+    size_t ring[XP_CHUNK_RING];
+    if (!piece)
+        return;
+    memset(bits, 0, (n + 7) / 8);
+    for (size_t s = 0; s < n; s++) {
+        /* Positions in increasing order: the first one of a cycle met unmarked is its smallest. */
+        if (bits[s >> 3] >> (s & 7) & 1 || chunk_src(d, s) == s)
+            continue;
+        memcpy(tmp, base + s * chunk, piece);
+        size_t cur = s, w = s, head = 0, count = 0;
+        int end = 0;
+        for (;;) {
+            while (!end && count < D) { /* walk on: the next positions, their pieces prefetched */
+                w = chunk_src(d, w);
+                if (w == s) {
+                    end = 1;
+                    break;
+                }
+                for (size_t o = 0; o < piece; o += 64)
+                    __builtin_prefetch(base + w * chunk + o);
+                ring[(head + count++) % XP_CHUNK_RING] = w;
+            }
+            bits[cur >> 3] |= (unsigned char)(1u << (cur & 7));
+            if (!count)
+                break;
+            const size_t nx = ring[head];
+            head = (head + 1) % XP_CHUNK_RING, count--;
+            memcpy(base + cur * chunk, base + nx * chunk, piece);
+            cur = nx;
+        }
+        memcpy(base + cur * chunk, tmp, piece);
+    }
+}
+
+/* The chunk pass of the tile and block forms: the chunks (of `chunk` bytes) of the a x g x b matrix to their places,
+ * each thread its piece of every chunk (its bitmap and a piece's room at the start of its slice). */
+static void chunk_pass(const rect_plan *p, unsigned char *m, unsigned char *ws, int nt, size_t a, size_t g, size_t b,
+                       size_t chunk)
+{
+    const chunk_map d = {xp_fdiv_make((uint32_t)a), xp_fdiv_make((uint32_t)g), b};
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = xp_ip_thread();
+        size_t p0, p1;
+        chunk_piece(chunk, t, nt > 1 ? nt : 1, &p0, &p1);
+        unsigned char *bits = ws + (size_t)t * p->slice;
+        chunk_cycles(&d, a * g * b, m, chunk, p0, p1, bits, bits + p->bits);
+    }
 }
 
 static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
 {
-    const size_t g = p->tile, es = c->es, a = c->rows / g, b = c->cols / g, n = a * b * g, chunk = g * es;
+    const size_t g = p->tile, es = c->es, a = c->rows / g, b = c->cols / g, chunk = g * es;
     const size_t tiles = xp_cpu_square_tiles(g, es);
     const long long jobs = (long long)(a * b * tiles);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
@@ -346,35 +443,125 @@ static void tile_form(const xp_inplace_call *c, const rect_plan *p, unsigned cha
         const size_t blk = (size_t)k / tiles, I = blk / b, J = blk % b;
         xp_cpu_square_tile_row(m + (I * g * c->cols + J * g) * es, g, c->cols * es, es, (size_t)k % tiles);
     }
-    unsigned char *bits = ws;
-    memset(bits, 0, p->bits);
-    /* A cycle is moved by the thread that finds its smallest position (walking it, reads only); the bits it sets as
-     * it goes only spare the others those walks. */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        unsigned char *tmp = ws + (size_t)thread_id() * p->slice + (thread_id() == 0 ? p->bits : 0);
-#pragma omp for schedule(dynamic, 64)
-        for (long long s_ = 0; s_ < (long long)n; s_++) {
-            const size_t s = (size_t)s_;
-            if (bit_get(bits, s))
-                continue;
-            size_t x = chunk_src(s, a, g, b);
-            while (x > s)
-                x = chunk_src(x, a, g, b);
-            if (x < s || chunk_src(s, a, g, b) == s)
-                continue; /* not the cycle's smallest position, or a chunk in place */
-            memcpy(tmp, m + s * chunk, chunk);
-            for (x = s;;) {
-                const size_t y = chunk_src(x, a, g, b);
-                bit_set(bits, x);
-                if (y == s) {
-                    memcpy(m + x * chunk, tmp, chunk);
-                    break;
-                }
-                memcpy(m + x * chunk, m + y * chunk, chunk);
-                x = y;
-            }
+    /* Every thread follows every cycle, each moving its own piece of the chunks: cycles are few and long (32750 x
+     * 1000: 18 cycles, the longest 50,446 chunks), so a cycle a thread left one thread moving most of the bytes. */
+    chunk_pass(p, m, ws, nt, a, g, b, chunk);
+}
+
+static void block_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
+{
+    const size_t w = p->block, es = c->es, tall = c->rows > c->cols;
+    const size_t R = c->rows, C = c->cols, blocks = (tall ? R : C) / w, bytes = w * (tall ? C : R) * es;
+    if (!tall) /* the R x (C / w) chunks transposed: block k, R x w, contiguous */
+        chunk_pass(p, m, ws, nt, R, 1, C / w, w * es);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (long long k = 0; k < (long long)blocks; k++)
+        xp_cpu_inplace_small(tall ? w : R, tall ? C : w, es, m + (size_t)k * bytes,
+                             ws + (size_t)xp_ip_thread() * p->slice);
+    if (tall) /* blocks k, C x w, hold rows j of A^T in chunks (k, j): the (R / w) x C chunks transposed */
+        chunk_pass(p, m, ws, nt, R / w, 1, C, w * es);
+}
+
+/* Peels: a matrix whose own form is slow (the decomposition's strided column passes) loses its last kc columns and
+ * kr rows, each set in one copy-like pass (cpu_inplace_peel.c), so that the rest takes a fast form: the square swap
+ * (5741 x 5743: two columns), the tile form (4051 x 8101: a row and a column leave gcd 4050; 4093 x 8191: five
+ * columns leave gcd 4093), the block form (32767 x 1000: a row). A peel's elements fit a slice, one set at a time, so
+ * the workspace stays the decomposition's. Costs in passes of a copy (docs/tuning.md, "cpu-inplace: peels"): a peel
+ * 1, the square 1, the tile and block forms 2, the decomposition 12; the fewest peeled elements among equal costs. */
+#define XP_PEEL_BOTH 16 /* rows and columns both peeled: at most this many each (the planner's time) */
+
+typedef struct peel_plan {
+    size_t kr, kc;
+    int cost;
+} peel_plan;
+
+/* The form a rows x cols matrix of the call's elements takes whole (the AUTO form's). */
+static int form_of(const xp_inplace_call *c, size_t rows, size_t cols)
+{
+    if (rows == 1 || cols == 1)
+        return XP_IP_VECTOR;
+    if (rows == cols)
+        return XP_IP_SQUARE;
+    const size_t member = rows * cols * c->es, slice = slice_of(member);
+    size_t tile, block, bits;
+    if (member <= slice)
+        return XP_IP_SMALL;
+    fast_forms(rows, cols, c->es, slice, &tile, &block, &bits);
+    return tile ? XP_IP_TILE : block ? XP_IP_BLOCK : XP_IP_PASSES;
+}
+
+/* The cost of the form a rows x cols matrix takes whole. */
+static int form_cost(const xp_inplace_call *c, size_t rows, size_t cols)
+{
+    const int f = form_of(c, rows, cols);
+    return f == XP_IP_VECTOR || f == XP_IP_SQUARE ? 1 : f == XP_IP_PASSES ? 12 : 2;
+}
+
+static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
+{
+    peel_plan best = {0, 0, form_cost(c, c->rows, c->cols)};
+    if (p->form != XP_CKG_AUTO || best.cost <= 2)
+        return best;
+    const size_t R = c->rows, C = c->cols, es = c->es;
+    for (size_t kc = 0; kc <= XP_PEEL_MAX && kc < C && kc * R * es <= p->slice; kc++)
+        for (size_t kr = 0; kr <= XP_PEEL_MAX && kr < R && kr * (C - kc) * es <= p->slice; kr++) {
+            const int peels = (kr > 0) + (kc > 0);
+            if (peels == 2 && (kr > XP_PEEL_BOTH || kc > XP_PEEL_BOTH))
+                break;
+            if (peels + 1 > best.cost || (peels + 1 == best.cost && kr * C + kc * R >= best.kr * C + best.kc * R))
+                continue; /* not better even if the rest were a square */
+            const int cost = peels + form_cost(c, R - kr, C - kc);
+            if (cost < best.cost || (cost == best.cost && kr * C + kc * R < best.kr * C + best.kc * R))
+                best = (peel_plan){kr, kc, cost};
         }
+    return best;
+}
+
+int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc)
+{
+    xp_inplace_call c;
+    memset(&c, 0, sizeof c);
+    c.rows = rows, c.cols = cols, c.es = es, c.batch = 1;
+    rect_plan p;
+    plan(&c, &p);
+    const peel_plan pp = rows == 1 || cols == 1 || p.member <= p.slice ? (peel_plan){0, 0, 0} : pick_peels(&c, &p);
+    *kr = pp.kr, *kc = pp.kc;
+    return form_of(&c, rows - pp.kr, cols - pp.kc);
+}
+
+/* One matrix m, rows x cols, in its own form: the small path, the square swap, the tile form or the passes. */
+static void run_form(const xp_inplace_call *c, size_t rows, size_t cols, unsigned char *m, int nt)
+{
+    xp_inplace_call in = *c;
+    in.rows = rows, in.cols = cols, in.batch = 1, in.data = m;
+    if (rows == 1 || cols == 1)
+        return;
+    if (rows == cols) {
+        xp_cpu_inplace_square(&in);
+        return;
+    }
+    rect_plan p;
+    plan(&in, &p);
+    unsigned char *ws = c->ws;
+    if (p.member <= p.slice) {
+        xp_cpu_inplace_small(rows, cols, p.es, m, ws);
+        return;
+    }
+    if (p.tile) {
+        tile_form(&in, &p, m, ws, nt);
+        return;
+    }
+    if (p.block) {
+        block_form(&in, &p, m, ws, nt);
+        return;
+    }
+    xp_ckg_pass passes[3];
+    const int np = xp_ckg_passes(&p.k, passes);
+    for (int q = 0; q < np; q++) {
+        if (passes[q].fn == XP_CKG_SHUF)
+            row_pass(&p, passes[q], m, ws, nt);
+        else
+            col_pass(&p, passes[q], m, ws, nt);
     }
 }
 
@@ -399,22 +586,18 @@ int xp_cpu_inplace_rect(xp_inplace_call *c)
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && c->batch > 1)
         for (long long b = 0; b < (long long)c->batch; b++)
             xp_cpu_inplace_small(c->rows, c->cols, p.es, data + (size_t)b * p.member,
-                                 ws + (size_t)thread_id() * p.slice);
+                                 ws + (size_t)xp_ip_thread() * p.slice);
         return XPOSE_OK;
     }
-    if (p.tile) {
-        for (size_t b = 0; b < c->batch; b++)
-            tile_form(c, &p, data + b * p.member, ws, nt);
-        return XPOSE_OK;
+    const peel_plan pp = pick_peels(c, &p);
+    const size_t R = c->rows, C = c->cols, es = c->es;
+    for (size_t b = 0; b < c->batch; b++) {
+        unsigned char *m = data + b * p.member;
+        if (pp.kc)
+            xp_cpu_peel_cols(m, R, C, pp.kc, es, ws, p.slice, nt);
+        run_form(c, R - pp.kr, C - pp.kc, m, nt);
+        if (pp.kr)
+            xp_cpu_peel_rows_back(m, R, C - pp.kc, pp.kr, es, ws, p.slice, nt);
     }
-    xp_ckg_pass passes[3];
-    const int np = xp_ckg_passes(&p.k, passes);
-    for (size_t b = 0; b < c->batch; b++)
-        for (int q = 0; q < np; q++) {
-            if (passes[q].fn == XP_CKG_SHUF)
-                row_pass(&p, passes[q], data + b * p.member, ws, nt);
-            else
-                col_pass(&p, passes[q], data + b * p.member, ws, nt);
-        }
     return XPOSE_OK;
 }
