@@ -740,24 +740,6 @@ struct ChunkArgs {
     unsigned long long sa, sb;              /* chunk 1 + span sa + s sb is the span's chunk s */
 };
 
-/* Whether chunk x0 leads its cycle (is its smallest member), and the cycle's length: one warp, its lanes 32 members
- * at a time, until one is smaller or the cycle closes (most chunks stop within a round). */
-__device__ __forceinline__ unsigned chunk_leads(const ChunkArgs &A, const unsigned long long *kpow,
-                                                unsigned long long x0, unsigned lane)
-{
-    unsigned long long z = xp_bmod_mul(A.m1, x0, kpow[lane + 1]);
-    for (unsigned r = 0;; r += 32) {
-        const unsigned below = __ballot_sync(0xffffffffu, z < x0), back = __ballot_sync(0xffffffffu, z == x0);
-        if (back) {
-            const unsigned b = __ffs(back) - 1;
-            return below & ((1u << b) - 1) ? 0 : r + b + 1;
-        }
-        if (below)
-            return 0;
-        z = xp_bmod_mul(A.m1, z, kpow[32]);
-    }
-}
-
 /* One block an item: a span of CHUNK_SPAN chunks of one matrix and a group of their pieces. The warps find the span's
  * leaders; then for every leader and piece the block walks the cycle a window at a time: it loads that piece of the
  * window's members (all in flight, by cp.async) and stores each into the next member, the window's last carried over
@@ -782,7 +764,8 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const ChunkArgs A)
             const unsigned long long x0 = 1 + span * A.sa + s * A.sb;
             if (x0 >= A.n - 1)
                 break;
-            const unsigned len = chunk_leads(A, kpow, x0, lane);
+            const unsigned len = xp_cycle_leads(
+                x0, lane, [&](unsigned long long z, unsigned t) { return xp_bmod_mul(A.m1, z, kpow[t]); });
             if (len && lane == 0) {
                 const unsigned at = atomicAdd(&s_count, 1u);
                 s_x[at] = (unsigned)x0;

@@ -1,9 +1,31 @@
-/* inplace.h: what the in-place transposes' CUDA files share: the skew form of the rectangles' column permutation. */
+/* inplace.h: what the in-place transposes' CUDA files share: the cycle leader search, and the skew form of the
+ * rectangles' column permutation. */
 #ifndef XP_CUDA_INPLACE_H
 #define XP_CUDA_INPLACE_H
 
 #include "../core/xp_inplace_math.h"
 #include "../core/xp_internal.h"
+
+/* Whether x0 leads its cycle (is its smallest member), and the cycle's length: one warp, its lanes 32 members at a
+ * time, until one is smaller or the cycle closes (most positions stop within a round). step(z, t): the member t (1 to
+ * 32) steps on from z. */
+#ifdef __CUDACC__
+template <class Step>
+__device__ __forceinline__ unsigned xp_cycle_leads(unsigned long long x0, unsigned lane, Step step)
+{
+    unsigned long long z = step(x0, lane + 1);
+    for (unsigned r = 0;; r += 32) {
+        const unsigned below = __ballot_sync(0xffffffffu, z < x0), back = __ballot_sync(0xffffffffu, z == x0);
+        if (back) {
+            const unsigned b = __ffs(back) - 1;
+            return below & ((1u << b) - 1) ? 0 : r + b + 1;
+        }
+        if (below)
+            return 0;
+        z = step(z, 32);
+    }
+}
+#endif
 
 /* Whether the skew form (inplace_skew.cu) takes the column permutation of plan k: gcd 1, at least 512 rows, and row
  * pieces whose permutation has cycles of at most 4096. */

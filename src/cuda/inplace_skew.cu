@@ -159,24 +159,6 @@ __device__ __forceinline__ unsigned long long cyc_at(const CycArgs &A, const uns
     return z >= A.m.m ? z - A.m.m : z;
 }
 
-/* Whether row x0 leads its cycle (is its smallest member), and the cycle's length: one warp, 32 members a round. */
-__device__ __forceinline__ unsigned cyc_leads(const CycArgs &A, const unsigned long long *apow,
-                                              const unsigned long long *bs, unsigned long long x0, unsigned lane)
-{
-    unsigned long long z = cyc_at(A, apow, bs, x0, lane + 1);
-    for (unsigned r = 0; r < A.order; r += 32) {
-        const unsigned below = __ballot_sync(0xffffffffu, z < x0), back = __ballot_sync(0xffffffffu, z == x0);
-        if (back) {
-            const unsigned b = __ffs(back) - 1;
-            return below & ((1u << b) - 1) ? 0 : r + b + 1;
-        }
-        if (below)
-            return 0;
-        z = cyc_at(A, apow, bs, z, 32);
-    }
-    return 0; /* unreachable: every cycle closes within the order */
-}
-
 /* One block an item: a span of SK_SPAN rows of piece q of one matrix. The warps find the span's leaders; cycles that fit
  * the buffer go in batches, every member of every cycle of a batch loaded (all in flight) before any is stored into
  * the next member's place; longer cycles go a window at a time, the window's last member carried over. */
@@ -203,7 +185,8 @@ template <int G> __global__ void __launch_bounds__(SK_THREADS) cyc_kernel(const 
             const unsigned long long x0 = span * A.sa + s * A.sb;
             if (x0 >= A.R)
                 break;
-            const unsigned len = cyc_leads(A, apow, bs, x0, lane);
+            const unsigned len =
+                xp_cycle_leads(x0, lane, [&](unsigned long long z, unsigned t) { return cyc_at(A, apow, bs, z, t); });
             if (len > 1 && lane == 0) {
                 const unsigned at = len <= A.cap ? atomicAdd(&s_ns, 1u) : SK_SPAN - 1 - atomicAdd(&s_nl, 1u);
                 s_x[at] = (unsigned)x0;
