@@ -378,6 +378,31 @@ def gpu_inplace(run):
             table(["shape", "element", "variant", "% of memcpy"], body, ["---", "---", "---", "--:"]))
 
 
+def cpu_inplace(run):
+    """CPU in-place transposes: each shape's time per thread count, as % of cpu-stream (the streaming copy of the same
+    bytes in the same process) and over OpenBLAS's ?imatcopy (one thread) where it has one."""
+    entry, rows = entry_of(run, "inplace.csv"), load_csv(run, "inplace.csv")
+    threads = sorted({int(r["threads"]) for r in rows if r["threads"]})
+    by = index(rows, "variant", "rows", "cols", "elem_size", "threads")
+    head, body = ["shape", "element"], []
+    for t in threads:
+        w = f"{t} thread{'s' if t > 1 else ''}"
+        head += [f"ms, {w}", f"% of cpu-stream, {w}", f"x OpenBLAS, {w}"]
+    head.append("OpenBLAS ms, 1 thread")
+    for key in dict.fromkeys((r["rows"], r["cols"], r["elem_size"]) for r in rows if r["variant"] == "cpu-inplace-rect"):
+        blas = next((r for r in rows if r["variant"] == "cpu-openblas-imatcopy"
+                     and (r["rows"], r["cols"], r["elem_size"]) == key), None)
+        cells = [f"{key[0]} x {key[1]}", ELEM[int(key[2])]]
+        for t in threads:
+            x, st = by[("cpu-inplace-rect",) + key + (str(t),)], by[("cpu-stream",) + key + (str(t),)]
+            cells += [f"{float(x['ms']):.1f}", pct(100 * float(st["ms"]) / float(x["ms"])),
+                      f"{float(blas['ms']) / float(x['ms']):.1f}x" if blas else "n/a"]
+        cells.append(f"{float(blas['ms']):.1f}" if blas else "n/a")
+        body.append(cells)
+    return (context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + f". {entry['timing']}.\n\n" +
+            table(head, body, ["---", "---"] + ["--:"] * (len(head) - 2)))
+
+
 def cpu_tables(run):
     entry, rows = entry_of(run, "bench.csv"), load_csv(run, "bench.csv")
     if not any(r["variant"] == "cpu-stream" for r in rows):
@@ -596,6 +621,8 @@ def results_md():
             out += ["### The CPU peer table", "", cpu_tables(run), ""]
             if has(run, "permute.csv"):
                 out += ["### N-d permutations", "", cpu_permute(run), ""]
+            if has(run, "inplace.csv"):
+                out += ["### In-place transposes", "", cpu_inplace(run), ""]
     return wrap("\n".join(out).rstrip("\n")) + "\n"
 
 
