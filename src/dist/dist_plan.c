@@ -92,14 +92,16 @@ static int env_int(const char *name, int def, int lo, int hi)
 /* Pipeline steps: chunks of at least 64 MiB a pair of ranks, at most 8 (docs/tuning.md, "dist: chunks"); each
  * step costs a group of NCCL calls or copies. XPOSE_DIST_CHUNKS (1 to XP_DIST_MAX_CHUNKS) overrides it for
  * measurements; the ranks agree on it with the rest. */
+_Static_assert(XP_DIST_MAX_CHUNKS >= 8, "pick_chunks' own choice is at most 8");
+
 static int pick_chunks(size_t rows, size_t cols, size_t es, int nranks)
 {
-    long k = env_int("XPOSE_DIST_CHUNKS", 0, 0, XP_DIST_MAX_CHUNKS);
+    long k = env_int("XPOSE_DIST_CHUNKS", 0, 0, XP_DIST_MAX_CHUNKS); /* 0: not set */
     if (k == 0) {
         k = (long)(pair_bytes(rows, cols, es, nranks) / (64.0 * 1024 * 1024));
-        k = k > 8 ? 8 : k;
+        k = k < 1 ? 1 : k > 8 ? 8 : k;
     }
-    return (int)(k < 1 ? 1 : k > XP_DIST_MAX_CHUNKS ? XP_DIST_MAX_CHUNKS : k);
+    return (int)k;
 }
 
 size_t xp_dist_send_at(const struct xpose_dist_plan_s *p, int s, int t)
