@@ -281,9 +281,9 @@ static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, s
 
 /* A region tile of a pair of members (xp_fast_grid.paired), the second at ds, dd from the first: their blocks take
  * turns every XPF_PAIR_BYTES of source columns, so that the two lines that lie side by side in the destination leave
- * within a few stores of each other, not a whole tile apart. 16^6 double reversed (8 x 16 tiles), one thread: 6.9-7.3
- * -> 6.0-6.7 ms, the same pairs a whole tile apart through this loop 7.3-7.8 (docs/tuning.md, "permute: paired lines
- * in turn"). */
+ * within a few stores of each other, not a whole tile apart. 16^6 double reversed (8 x 16 tiles), median % of the
+ * yardstick over 14 rounds: one thread 82 -> 89, two 82 -> 85.5; taking turns every 16 doubles (a whole tile) through
+ * this loop measured as before, every 2 slower (docs/tuning.md, "permute: paired lines in turn"). */
 static void run_pair(const plan *p, const unsigned char *s, unsigned char *d, int64_t ds, int64_t dd, size_t ni,
                      size_t nj)
 {
