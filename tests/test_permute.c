@@ -276,7 +276,7 @@ static int plan_says(const tcase *c, const char *what)
  * padding, which keeps the source-order walk; odd padding, which sends the case elsewhere), under every instruction
  * set: members walked in source order where destination rows are whole lines (a reversal whose fastest destination
  * extent is 128 bytes; of 64 bytes, with the next destination dimension walked in pairs where its extent is even and
- * the rows dense), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
+ * the rows dense, each pair's tiles taking turns, also with streaming stores and two tiles a member), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
  * the gathered rows are whole lines ((2,0,4,1,3) with rows of 28 x 28 floats, or of 64 bytes x 7; with padding of the
  * destination's outer dimensions only, which keeps them). */
 static void test_tile_layouts(void)
@@ -292,9 +292,11 @@ static void test_tile_layouts(void)
                 size_t ext[5];
                 int perm[5];
             } shapes[] = {
-                {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},      /* rows of 128 bytes */
-                {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},         /* rows of a line */
-                {5, {64 / es, 6, 3, 4, 37}, {4, 3, 2, 1, 0}},  /* rows of a line, walked in pairs */
+                {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},     /* rows of 128 bytes */
+                {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},        /* rows of a line */
+                {5, {64 / es, 6, 3, 4, 37}, {4, 3, 2, 1, 0}}, /* rows of a line, walked in pairs */
+                /* pairs taking turns in streamed tiles, columns past a tile's width (two tiles a member) */
+                {5, {64 / es, 6, 5, 2, 1024 / es + 37}, {4, 3, 2, 1, 0}},
                 {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},      /* rows of 28 x 28 */
                 {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},      /* rows of 13 x 13 */
                 {5, {40, 64 / es, 5, 7, 11}, {2, 0, 4, 1, 3}}, /* rows of 64 / es x 7 */

@@ -20,6 +20,7 @@
 #define XPF_GROUP_AHEAD 16        /* runs a grouped copy prefetches ahead (run_group) */
 #define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
 #define XPF_ORDER_RUN 64          /* members in source order, or dense tiles, a run takes at least (run_length) */
+#define XPF_PAIR_BYTES 32         /* paired members take turns every this many source bytes of a row (run_pair) */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -255,19 +256,10 @@ static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, 
         memcpy(gbuf, s + pos.os, nj * p->es);
 }
 
-/* band: the lines kernels' room for band registers, or NULL */
-static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, unsigned char *gbuf, unsigned char *band)
+/* Rows [i0, i0 + ni) and columns [j0, j0 + nj) of the member at s, d. */
+static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni, size_t j0,
+                      size_t nj, unsigned char *buf, unsigned char *gbuf, unsigned char *band)
 {
-    if (p->group > 1) {
-        run_group(p, t);
-        return;
-    }
-    size_t per = p->tiles_i * p->tiles_j, b = t / per, ti = t % per / p->tiles_j, tj = t % p->tiles_j;
-    size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
-    size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
-    const unsigned char *s;
-    unsigned char *d;
-    member(p, b, cur, &s, &d);
     if (p->gather_rows) {
         const size_t m = gather_margin(p), g0 = i0 > m ? i0 - m : 0, g1 = i0 + ni + m < p->rows ? i0 + ni + m : p->rows;
         gather(p, s, g0, g1, j0, nj, gbuf);
@@ -285,6 +277,53 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
         run_staged(p, s, d, i0, ni, j0, nj, buf);
     else
         p->region(s, p->lds, ni, nj, d, p->ldd);
+}
+
+/* A region tile of a pair of members (xp_fast_grid.paired), the second at ds, dd from the first: their blocks take
+ * turns every XPF_PAIR_BYTES of source columns, so that the two lines that lie side by side in the destination leave
+ * within a few stores of each other, not a whole tile apart. 16^6 double reversed (8 x 16 tiles), median % of the
+ * yardstick over 14 rounds: one thread 82 -> 89, two 82 -> 85.5; taking turns every 16 doubles (a whole tile) through
+ * this loop measured as before, every 2 slower (docs/tuning.md, "permute: paired lines in turn"). */
+static void run_pair(const plan *p, const unsigned char *s, unsigned char *d, int64_t ds, int64_t dd, size_t ni,
+                     size_t nj)
+{
+    const size_t step = XPF_PAIR_BYTES / p->es > 0 ? XPF_PAIR_BYTES / p->es : 1;
+    for (size_t j = 0; j < nj; j += step) {
+        const size_t n = nj - j < step ? nj - j : step;
+        p->region(s + j * p->es, p->lds, ni, n, d + j * p->ldd, p->ldd);
+        p->region(s + ds + j * p->es, p->lds, ni, n, d + dd + j * p->ldd, p->ldd);
+    }
+}
+
+/* band: the lines kernels' room for band registers, or NULL */
+static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, unsigned char *gbuf, unsigned char *band)
+{
+    if (p->group > 1) {
+        run_group(p, t);
+        return;
+    }
+    size_t per = p->tiles_i * p->tiles_j, b = t / per, ti = t % per / p->tiles_j, tj = t % p->tiles_j;
+    size_t i0 = ti * p->ti > p->lag ? ti * p->ti - p->lag : 0, i1 = (ti + 1) * p->ti - p->lag, j0 = tj * p->tj;
+    size_t ni = (i1 < p->rows ? i1 : p->rows) - i0, nj = p->cols - j0 < p->tj ? p->cols - j0 : p->tj;
+    const unsigned char *s;
+    unsigned char *d;
+    /* Paired members: the first's tiles do the second's too (its place one step of the grid's last dimension on). */
+    const int paired = p->grid && p->grid->paired;
+    if (paired && b % 2)
+        return;
+    member(p, b, cur, &s, &d);
+    if (paired) {
+        /* the second through the cursor too, which then steps on to the next pair without a division */
+        const unsigned char *s2;
+        unsigned char *d2;
+        member(p, b + 1, cur, &s2, &d2);
+        if (!p->copy && !p->narrow && !p->lines && !p->staged && !p->gather_rows && !(i0 == 0 && p->lag > 0)) {
+            run_pair(p, s + i0 * p->lds + j0 * p->es, d + j0 * p->ldd + i0 * p->es, s2 - s, d2 - d, ni, nj);
+            return;
+        }
+        tile_body(p, s2, d2, i0, ni, j0, nj, buf, gbuf, band);
+    }
+    tile_body(p, s, d, i0, ni, j0, nj, buf, gbuf, band);
 }
 
 /* Non-temporal stores are weakly ordered: each thread publishes its own before the call returns. */

@@ -92,6 +92,9 @@ typedef struct xp_fast_grid {
     /* Members walked in source order (the source's fastest dimension varies fastest), each reading on where the last
      * one stopped: threads take them in long runs. */
     int source_order;
+    /* The last dimension (extent 2) pairs members whose destination rows lie side by side: each tile of the first
+     * member also does the second's, storing their lines in turn (cpu_permute.c's pair_lines). */
+    int paired;
 } xp_fast_grid;
 
 /* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */

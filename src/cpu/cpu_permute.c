@@ -81,6 +81,7 @@ static int pair_lines(xp_fast_grid *g, int64_t row_bytes)
             g->ext[k] /= 2;
             g->ss[k] *= 2;
             g->sd[k] *= 2;
+            g->paired = 1;
             return 1;
         }
     return 0;
@@ -94,6 +95,7 @@ static void outer_grid(const xp_perm *p, uint32_t tile, int by_source, xp_fast_g
     g->rank = 0;
     g->rows = g->cols = NULL;
     g->source_order = by_source;
+    g->paired = 0;
     for (int k = 0; k < p->rank; k++) {
         if (tile >> k & 1u)
             continue;
