@@ -700,16 +700,16 @@ template <class E> static int rect_rows_global(const xp_inplace_call *c, const x
     return XPOSE_OK;
 }
 
-/* The passes; sms > 0: the column permutation by the skew form (xp_skew_suits). */
+/* The passes; order > 0 (xp_skew_suits): the column permutation by the skew form, on sms multiprocessors. */
 template <class E, class V>
-static int rect_launch(const xp_inplace_call *c, const xp_ckg &k, const RectDevice &d, int sms)
+static int rect_launch(const xp_inplace_call *c, const xp_ckg &k, const RectDevice &d, unsigned order, int sms)
 {
     xp_ckg_pass ps[3];
     const int np = xp_ckg_passes(&k, ps);
     for (int q = 0; q < np; q++) {
-        int st = ps[q].fn == XP_CKG_SHUF && c->ws ? rect_rows_global<E>(c, k, ps[q])
-                 : ps[q].fn == XP_CKG_PERM && sms ? xp_skew_perm(c, &k, ps[q].gather, sms)
-                                                  : rect_run<E, V>(c, k, ps[q], d);
+        int st = ps[q].fn == XP_CKG_SHUF && c->ws   ? rect_rows_global<E>(c, k, ps[q])
+                 : ps[q].fn == XP_CKG_PERM && order ? xp_skew_perm(c, &k, ps[q].gather, order, sms)
+                                                    : rect_run<E, V>(c, k, ps[q], d);
         if (st != XPOSE_OK)
             return st;
     }
@@ -1072,14 +1072,23 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
         return st;
     /* gcd 1: the column permutation by the skew form where it applies (production row only). */
     int sms = 0;
-    if (c->p0 == XP_CKG_AUTO && !c->p1 && xp_skew_suits(&k) && (st = sm_count(&sms)) != XPOSE_OK)
+    const unsigned order = c->p0 == XP_CKG_AUTO && !c->p1 ? xp_skew_suits(&k) : 0;
+    if (order && (st = sm_count(&sms)) != XPOSE_OK)
         return st;
     const int vec = (uintptr_t)c->data % 16 == 0 && k.C * c->es % 16 == 0;
     switch (c->es) {
-    case 1: return vec ? rect_launch<uint8_t, uint4>(c, k, d, sms) : rect_launch<uint8_t, uint8_t>(c, k, d, sms);
-    case 2: return vec ? rect_launch<uint16_t, uint4>(c, k, d, sms) : rect_launch<uint16_t, uint16_t>(c, k, d, sms);
-    case 4: return vec ? rect_launch<uint32_t, uint4>(c, k, d, sms) : rect_launch<uint32_t, uint32_t>(c, k, d, sms);
-    case 8: return vec ? rect_launch<uint64_t, uint4>(c, k, d, sms) : rect_launch<uint64_t, uint64_t>(c, k, d, sms);
-    default: return rect_launch<xp_v16, xp_v16>(c, k, d, sms);
+    case 1:
+        return vec ? rect_launch<uint8_t, uint4>(c, k, d, order, sms)
+                   : rect_launch<uint8_t, uint8_t>(c, k, d, order, sms);
+    case 2:
+        return vec ? rect_launch<uint16_t, uint4>(c, k, d, order, sms)
+                   : rect_launch<uint16_t, uint16_t>(c, k, d, order, sms);
+    case 4:
+        return vec ? rect_launch<uint32_t, uint4>(c, k, d, order, sms)
+                   : rect_launch<uint32_t, uint32_t>(c, k, d, order, sms);
+    case 8:
+        return vec ? rect_launch<uint64_t, uint4>(c, k, d, order, sms)
+                   : rect_launch<uint64_t, uint64_t>(c, k, d, order, sms);
+    default: return rect_launch<xp_v16, xp_v16>(c, k, d, order, sms);
     }
 }

@@ -28,10 +28,12 @@ __device__ __forceinline__ unsigned xp_cycle_leads(unsigned long long x0, unsign
 #endif
 
 /* Whether the skew form (inplace_skew.cu) takes the column permutation of plan k: gcd 1, at least 512 rows, and row
- * pieces whose permutation has cycles of at most 4096. */
-int xp_skew_suits(const xp_ckg *k);
+ * pieces whose permutation has cycles of at most 4096. Returns the bound on those cycles (the same for either
+ * direction), 0 where the form does not apply. */
+unsigned xp_skew_suits(const xp_ckg *k);
 
-/* Plan k's column permutation (gather: the forward pass; scatter: the inverse) over c's batch by the skew form. */
-int xp_skew_perm(const xp_inplace_call *c, const xp_ckg *k, int gather, int sms);
+/* Plan k's column permutation (gather: the forward pass; scatter: the inverse) over c's batch by the skew form;
+ * order: xp_skew_suits(k). */
+int xp_skew_perm(const xp_inplace_call *c, const xp_ckg *k, int gather, unsigned order, int sms);
 
 #endif

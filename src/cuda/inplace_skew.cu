@@ -143,7 +143,6 @@ struct CycArgs {
     char *data;
     size_t member, row;              /* bytes a matrix, a row */
     unsigned R, pieces, pbytes, cap; /* rows; pieces a row and a whole piece's bytes; buffer slots (a power of two) */
-    unsigned order;                  /* every cycle's length divides it */
     xp_bmod m;                       /* products mod R */
     unsigned long long apow[SK_TAB + 1], asum[SK_TAB + 1]; /* a^t and 1 + a + .. + a^(t - 1), mod R */
     unsigned long long b1;                                 /* piece q sends row y to a y + q b1 (mod R) */
@@ -299,9 +298,9 @@ static unsigned long long sk_inverse(unsigned long long a, unsigned long long m)
     return (unsigned long long)(t < 0 ? t + (long long)m : t);
 }
 
-int xp_skew_suits(const xp_ckg *k)
+unsigned xp_skew_suits(const xp_ckg *k)
 {
-    return k->c == 1 && k->R >= 512 && k->R < (1ull << 31) && k->C < (1ull << 31) && sk_order(k->R, k->C) != 0;
+    return k->c == 1 && k->R >= 512 && k->R < (1ull << 31) && k->C < (1ull << 31) ? sk_order(k->R, k->C) : 0;
 }
 
 /* Launches kernel over `all` items, a block a multiprocessor's share at most: each block loops over its items, so a
@@ -326,16 +325,15 @@ template <class Args> static int sk_launch(void (*kernel)(Args), const Args &A, 
 template <class E, int G> static int skew_launch(const SkewArgs &A, int sms, cudaStream_t st)
 {
     const unsigned long long matrices = A.all / A.strips;
-    for (unsigned sb = 512; sb > 128; sb /= 2) {
-        SkewArgs B = A;
-        B.strips = (unsigned)((A.row + sb - 1) / sb);
-        B.all = matrices * B.strips;
-        if (sb == 512 && B.all >= 2ull * (unsigned)sms)
-            return sk_launch(skew_kernel<E, G, 512>, B, B.all, sk_threads(512), (size_t)(SK_RING + SK_W) * 512, sms,
-                             st);
-        if (sb == 256 && B.all >= (unsigned long long)sms)
-            return sk_launch(skew_kernel<E, G, 256>, B, B.all, SK_THREADS, (size_t)(SK_RING + SK_W) * 256, sms, st);
-    }
+    SkewArgs B = A;
+    B.strips = (unsigned)((A.row + 511) / 512);
+    B.all = matrices * B.strips;
+    if (B.all >= 2ull * (unsigned)sms)
+        return sk_launch(skew_kernel<E, G, 512>, B, B.all, sk_threads(512), (size_t)(SK_RING + SK_W) * 512, sms, st);
+    B.strips = (unsigned)((A.row + 255) / 256);
+    B.all = matrices * B.strips;
+    if (B.all >= (unsigned long long)sms)
+        return sk_launch(skew_kernel<E, G, 256>, B, B.all, SK_THREADS, (size_t)(SK_RING + SK_W) * 256, sms, st);
     return sk_launch(skew_kernel<E, G, 128>, A, A.all, SK_THREADS, (size_t)(SK_RING + SK_W) * 128, sms, st);
 }
 
@@ -358,7 +356,7 @@ template <int G> static int cyc_launch(const CycArgs &A, int sms, cudaStream_t s
     return sk_launch(cyc_kernel<G>, A, A.all, SK_THREADS, (size_t)A.cap * A.pbytes, sms, st);
 }
 
-int xp_skew_perm(const xp_inplace_call *c, const xp_ckg *k, int gather, int sms)
+int xp_skew_perm(const xp_inplace_call *c, const xp_ckg *k, int gather, unsigned order, int sms)
 {
     const cudaStream_t st = (cudaStream_t)c->stream;
     const size_t es = c->es, row = k->C * es;
@@ -390,8 +388,7 @@ int xp_skew_perm(const xp_inplace_call *c, const xp_ckg *k, int gather, int sms)
     const unsigned long long R = k->R, Cm = k->C % R, s1 = SK_W % R;
     const unsigned long long a = gather ? sk_inverse(Cm, R) : Cm;
     Y.b1 = gather ? (R - a * s1 % R) % R : s1;
-    Y.order = sk_order(R, a);
-    if (!Y.order)
+    if (!order)
         return XPOSE_ERR_UNSUPPORTED;
     Y.apow[0] = 1, Y.asum[0] = 0;
     for (unsigned t = 1; t <= SK_TAB; t++) {
@@ -400,8 +397,8 @@ int xp_skew_perm(const xp_inplace_call *c, const xp_ckg *k, int gather, int sms)
     }
     Y.spans = (R + SK_SPAN - 1) / SK_SPAN;
     /* Where cycles outrun the buffer their leaders crowd the low rows: each span then takes every spans-th row. */
-    Y.sa = Y.order > Y.cap ? 1 : SK_SPAN;
-    Y.sb = Y.order > Y.cap ? Y.spans : 1;
+    Y.sa = order > Y.cap ? 1 : SK_SPAN;
+    Y.sb = order > Y.cap ? Y.spans : 1;
     Y.all = Y.spans * Y.pieces * c->batch;
     int rc = XPOSE_OK;
     for (int step = 0; step < 2 && rc == XPOSE_OK; step++) {
