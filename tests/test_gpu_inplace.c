@@ -21,14 +21,16 @@ typedef struct ip_case {
  * vector tiles: whole (128, 256 x 5, 1024), cut by the edges (16, 400 x 3, 1008, 2064, and 64 x 7 for bytes); the
  * byte tiles' pairs of tile columns end in a half pair (16, 64 x 7, 128, 2064) or a whole one (256 x 5, 400 x 3,
  * 1008). Stacked and side-by-side squares with chunks of 1 KiB or more take the rectangles' tile form (2048 x 1024,
- * 1024 x 2048 x 2, 4096 x 1024; 256 x 128 x 3 and 128 x 640 for 8 and 16 bytes). */
+ * 1024 x 2048 x 2, 4096 x 1024; 256 x 128 x 3 and 128 x 640 for 8 and 16 bytes). Rows of gcd 1 that start off 16
+ * bytes and that a cluster splits take the row pass's vectors cut at both ends of every block (31 x 30011, and
+ * 30011 x 31 x 2 the other way). */
 static const ip_case cases[] = {
     {1, 1, 1},       {2, 2, 1},       {3, 3, 1},      {65, 65, 1},    {128, 128, 1},   {1000, 1000, 1}, {2, 3, 1},
     {3, 2, 1},       {7, 11, 1},      {13, 8, 1},     {12, 18, 1},    {100, 250, 1},   {250, 100, 1},   {1, 1000, 1},
     {1000, 1, 1},    {101, 103, 1},   {997, 13, 1},   {13, 997, 1},   {512, 1536, 1},  {1021, 509, 1},  {33, 17, 5},
     {64, 64, 7},     {300, 500, 3},   {40, 40000, 1}, {40001, 41, 1}, {4000, 4003, 1}, {6000, 6144, 1}, {5003, 4999, 1},
     {3000, 3000, 2}, {16, 16, 1},     {400, 400, 3},  {256, 256, 5},  {1008, 1008, 1}, {2064, 2064, 1}, {2048, 1024, 1},
-    {1024, 2048, 2}, {4096, 1024, 1}, {256, 128, 3},  {128, 640, 1},
+    {1024, 2048, 2}, {4096, 1024, 1}, {256, 128, 3},  {128, 640, 1},  {31, 30011, 1},  {30011, 31, 2},
 };
 
 /* Runs `id` (NULL: the production entry point) on the cases' matrices in device memory, with a workspace of its own,

@@ -356,7 +356,7 @@ struct RectArgs {
     unsigned R, C, a, b;       /* the view and the decomposition (xp_ckg) */
     unsigned W, part, K;       /* strip width (column pass), slots or rows per block, blocks per group */
     int fn, gather;            /* the pass (xp_ckg_pass) */
-    unsigned rm, step;         /* row pass: R mod C, and (threads * KV * R) mod C */
+    unsigned step;             /* row pass: (threads * R) mod C */
     xp_fdiv fa, fb, fC, fR, fpart;
 };
 
@@ -385,81 +385,103 @@ __device__ __forceinline__ void rect_sync(unsigned K)
     __syncthreads();
 }
 
-/* The row shuffle's d(j) for the element after x: walked along j (xp_ckg_shuf). */
-__device__ __forceinline__ unsigned rect_d(const RectArgs &A, unsigned i, unsigned j, unsigned x)
+/* The row shuffle's d(j) for the element after x, where y = i + j / b (mod R, then mod C); ycon: the y of every j
+ * (b >= C, as for gcd 1). */
+__device__ __forceinline__ unsigned rect_d(const RectArgs &A, unsigned i, unsigned j, unsigned x, unsigned ycon)
 {
-    unsigned y = i + xp_fdiv_div(A.fb, j); /* < 2R */
-    if (y >= A.R)
-        y -= A.R;
-    if (y >= A.C)
-        y = xp_fdiv_mod(A.fC, y);
+    unsigned y = ycon;
+    if (A.b < A.C) {
+        y = i + xp_fdiv_div(A.fb, j); /* < 2R */
+        if (y >= A.R)
+            y -= A.R;
+        if (y >= A.C)
+            y = xp_fdiv_mod(A.fC, y);
+    }
     unsigned d = x + y;
     return d >= A.C ? d - A.C : d;
 }
 
-/* The row pass on row i: gather (row[j] = old row[d(j)]) or scatter (row[d(j)] = old row[j]). */
-template <class E, class V> __device__ void rect_row(const RectArgs &A, E *row, unsigned i, unsigned rank, char *own)
+/* Elements a 16-byte vector of the row pass. */
+template <class E> struct RowVec {
+    enum { KV = sizeof(E) < 16 ? 16 / sizeof(E) : 1 };
+};
+
+/* The row pass on row i: gather (row[j] = old row[d(j)]) or scatter (row[d(j)] = old row[j]). The linear side moves
+ * 16-byte vectors even where rows do not start on 16 bytes (odd C): element j takes shared slot j - lo + off, off the
+ * row's elements past a 16-byte boundary, so the row's vectors line up with shared memory's; the vectors cut by this
+ * block's slots [lo, hi) go element by element. The permuted side moves an element a lane, a warp's lanes on
+ * consecutive j (vectors there would put a warp's shared accesses KV x R apart, into a few banks), U of them in
+ * flight a thread. The gather's loads are cp.async, the block's whole share in flight at once ("inplace: row pass
+ * vectors"). */
+template <class E> __device__ void rect_row(const RectArgs &A, E *row, unsigned i, unsigned rank, char *own)
 {
-    enum { KV = sizeof(V) / sizeof(E), U = 4 };
-    const unsigned lo = rank * A.part, hi = min(A.C, lo + A.part); /* this block's slots: lo and part whole V's */
-    const unsigned v0 = lo / KV, v1 = (hi + KV - 1) / KV, T = blockDim.x;
-    /* j * R mod C at this thread's first element, then walked: + step per vector of the loop. */
-    unsigned x0 = (unsigned)((unsigned long long)(v0 + threadIdx.x) * KV * A.R % A.C);
+    enum { KV = RowVec<E>::KV, U = sizeof(E) < 16 ? 8 : 4 }; /* U: 16-byte elements at 8 took 104 registers */
+    const unsigned off = (unsigned)((uintptr_t)row / sizeof(E) % KV), T = blockDim.x;
+    const unsigned lo = rank * A.part, hi = min(A.C, lo + A.part); /* lo: a multiple of KV */
+    const unsigned w0 = lo / KV, w1 = (hi + off + KV - 1) / KV;    /* vector w: elements w KV - off + [0, KV) */
+    const unsigned ycon = A.b < A.C ? 0 : (i >= A.C ? xp_fdiv_mod(A.fC, i) : i);
+    E *const base = row - off; /* on 16 bytes: vector w at base + w KV */
+    /* j R mod C at this thread's first element, then walked: + step per T elements. */
+    const unsigned x0 = (unsigned)((unsigned long long)(lo + threadIdx.x) * A.R % A.C);
     if (!A.gather) { /* scatter while loading; store linearly */
         unsigned x = x0;
-        for (unsigned v = v0 + threadIdx.x; v < v1; v += U * T) {
-            V in[U];
+        for (unsigned j = lo + threadIdx.x; j < hi; j += U * T) {
+            E in[U];
 #pragma unroll
             for (int u = 0; u < U; u++)
-                if (v + u * T < v1)
-                    in[u] = *(const V *)(row + (size_t)(v + u * T) * KV);
+                if (j + u * T < hi)
+                    in[u] = row[j + u * T];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                if (v + u * T < v1) {
-                    XpLanes<E> l;
-                    *(V *)&l = in[u];
-                    unsigned xe = x;
-#pragma unroll
-                    for (int e = 0; e < KV; e++) {
-                        const unsigned d = rect_d(A, i, (v + u * T) * KV + e, xe), r = xp_fdiv_div(A.fpart, d);
-                        ((E *)rect_smem(own, r, A.K))[d - r * A.part] = l.e[e];
-                        xe += A.rm;
-                        xe = xe >= A.C ? xe - A.C : xe;
-                    }
+                if (j + u * T < hi) {
+                    const unsigned d = rect_d(A, i, j + u * T, x, ycon), r = xp_fdiv_div(A.fpart, d);
+                    ((E *)rect_smem(own, r, A.K))[d - r * A.part + off] = in[u];
                 }
                 x += A.step;
                 x = x >= A.C ? x - A.C : x;
             }
         }
         rect_sync(A.K);
-        for (unsigned v = v0 + threadIdx.x; v < v1; v += T)
-            *(V *)(row + (size_t)v * KV) = *(const V *)(own + (size_t)(v - v0) * sizeof(V));
+        for (unsigned w = w0 + threadIdx.x; w < w1; w += T) {
+            const long long j = (long long)w * KV - off;
+            const E *s = (const E *)own + (w * KV - lo);
+            if (j >= lo && j + KV <= hi)
+                *(uint4 *)(base + (size_t)w * KV) = *(const uint4 *)s;
+            else
+                for (int e = 0; e < KV; e++)
+                    if (j + e >= lo && j + e < hi)
+                        row[j + e] = s[e];
+        }
     } else { /* load linearly; gather while storing */
-        for (unsigned v = v0 + threadIdx.x; v < v1; v += T)
-            *(V *)(own + (size_t)(v - v0) * sizeof(V)) = *(const V *)(row + (size_t)v * KV);
+        for (unsigned w = w0 + threadIdx.x; w < w1; w += T) {
+            const long long j = (long long)w * KV - off;
+            E *s = (E *)own + (w * KV - lo);
+            if (j >= lo && j + KV <= hi)
+                __pipeline_memcpy_async(s, base + (size_t)w * KV, 16);
+            else
+                for (int e = 0; e < KV; e++)
+                    if (j + e >= lo && j + e < hi)
+                        s[e] = row[j + e];
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
         rect_sync(A.K);
         unsigned x = x0;
-        for (unsigned v = v0 + threadIdx.x; v < v1; v += U * T) {
-            XpLanes<E> out[U];
+        for (unsigned j = lo + threadIdx.x; j < hi; j += U * T) {
+            E out[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                if (v + u * T < v1) {
-                    unsigned xe = x;
-#pragma unroll
-                    for (int e = 0; e < KV; e++) {
-                        const unsigned d = rect_d(A, i, (v + u * T) * KV + e, xe), r = xp_fdiv_div(A.fpart, d);
-                        out[u].e[e] = ((const E *)rect_smem(own, r, A.K))[d - r * A.part];
-                        xe += A.rm;
-                        xe = xe >= A.C ? xe - A.C : xe;
-                    }
+                if (j + u * T < hi) {
+                    const unsigned d = rect_d(A, i, j + u * T, x, ycon), r = xp_fdiv_div(A.fpart, d);
+                    out[u] = ((const E *)rect_smem(own, r, A.K))[d - r * A.part + off];
                 }
                 x += A.step;
                 x = x >= A.C ? x - A.C : x;
             }
 #pragma unroll
             for (int u = 0; u < U; u++)
-                if (v + u * T < v1)
-                    *(V *)(row + (size_t)(v + u * T) * KV) = *(const V *)&out[u];
+                if (j + u * T < hi)
+                    row[j + u * T] = out[u];
         }
     }
     rect_sync(A.K); /* no block reads or overwrites a group another still uses */
@@ -530,7 +552,7 @@ template <class E, class V> __global__ void __launch_bounds__(RECT_THREADS) rect
         const unsigned q = (unsigned)(g % A.per_member);
         E *m = (E *)(A.data + b * A.member);
         if (A.fn == XP_CKG_SHUF) {
-            rect_row<E, V>(A, m + (size_t)q * A.C, q, rank, smem);
+            rect_row<E>(A, m + (size_t)q * A.C, q, rank, smem);
         } else {
             const unsigned j0 = q * A.W;
             rect_col<E, V>(A, m, j0, min(A.W, A.C - j0), rank, smem);
@@ -579,12 +601,13 @@ static int rect_device(RectDevice *d, int big)
     return XPOSE_OK;
 }
 
-/* The blocks per group (0: no cluster holds it) and each block's slots of `unit` bytes (a multiple of align). */
-static unsigned rect_split(const RectDevice &d, size_t slots, size_t unit, size_t align, unsigned *part)
+/* The blocks per group (0: no cluster holds it) and each block's slots of `unit` bytes (a multiple of align), a block
+ * taking `extra` bytes besides. */
+static unsigned rect_split(const RectDevice &d, size_t slots, size_t unit, size_t align, size_t extra, unsigned *part)
 {
     const size_t budgets[2] = {d.budget, d.optin};
     for (int t = 0; t < 2; t++) {
-        size_t per = budgets[t] / unit / align * align; /* slots a block holds */
+        size_t per = (budgets[t] - extra) / unit / align * align; /* slots a block holds */
         if (per == 0)
             continue;
         size_t k = (slots + per - 1) / per;
@@ -649,24 +672,24 @@ static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, c
     A.fn = ps.fn, A.gather = ps.gather;
     size_t smem;
     if (ps.fn == XP_CKG_SHUF) {
-        A.K = rect_split(d, k.C, es, KV, &A.part);
+        enum { RKV = RowVec<E>::KV };
+        A.K = rect_split(d, k.C, es, RKV, RKV * es, &A.part);
         A.W = A.C;
         A.per_member = A.R;
-        smem = (size_t)A.part * es;
-        A.rm = (unsigned)(k.R % k.C);
-        A.step = (unsigned)((unsigned long long)RECT_THREADS * KV % k.C * (k.R % k.C) % k.C);
+        smem = (size_t)(A.part + RKV) * es; /* the row's slots, off past the first (rect_row) */
+        A.step = (unsigned)((unsigned long long)RECT_THREADS % k.C * (k.R % k.C) % k.C);
     } else {
         /* Strips of 128 bytes of a row where a block holds them, else narrower, down to one vector. */
         A.K = 0;
         for (size_t wb = 128; wb >= sizeof(V) && !A.K; wb /= 2) {
             A.W = (unsigned)(wb / es);
-            A.K = rect_split(d, k.R, wb, 1, &A.part);
+            A.K = rect_split(d, k.R, wb, 1, 0, &A.part);
             if (A.K > 1 && wb > 32 && wb > sizeof(V))
                 A.K = 0; /* a narrower strip that one block holds beats a wide one split across a cluster */
         }
         if (!A.K) { /* the narrowest strips, across a cluster */
             A.W = (unsigned)(sizeof(V) / es);
-            A.K = rect_split(d, k.R, sizeof(V), 1, &A.part);
+            A.K = rect_split(d, k.R, sizeof(V), 1, 0, &A.part);
         }
         A.per_member = (unsigned)((k.C + A.W - 1) / A.W);
         smem = (size_t)A.part * A.W * es;
@@ -1058,7 +1081,7 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
     /* Rows no cluster holds go through the workspace, one at a time. */
     unsigned part;
     const size_t row_bytes = k.C * c->es;
-    if (!rect_split(d, k.C, c->es, 16 / c->es > 1 ? 16 / c->es : 1, &part))
+    if (!rect_split(d, k.C, c->es, 16 / c->es > 1 ? 16 / c->es : 1, 16, &part))
         c->need = c->need_min = row_bytes;
     if (c->query)
         return XPOSE_OK;
