@@ -356,7 +356,8 @@ struct RectArgs {
     unsigned R, C, a, b;       /* the view and the decomposition (xp_ckg) */
     unsigned W, part, K;       /* strip width (column pass), slots or rows per block, blocks per group */
     int fn, gather;            /* the pass (xp_ckg_pass) */
-    unsigned step;             /* row pass: (threads * R) mod C */
+    unsigned mul, step; /* row pass: R mod C (R^-1 mod C where a gcd-1 scatter runs as a gather), threads mul mod C */
+    int inv;            /* the row pass's gather runs a scatter's inverse map (rect_run) */
     xp_fdiv fa, fb, fC, fR, fpart;
 };
 
@@ -413,16 +414,33 @@ template <class E> struct RowVec {
  * consecutive j (vectors there would put a warp's shared accesses KV x R apart, into a few banks), U of them in
  * flight a thread. The gather's loads are cp.async, the block's whole share in flight at once ("inplace: row pass
  * vectors"). */
-template <class E> __device__ void rect_row(const RectArgs &A, E *row, unsigned i, unsigned rank, char *own)
+template <class E, bool GCD1> __device__ void rect_row(const RectArgs &A, E *row, unsigned i, unsigned rank, char *own)
 {
     enum { KV = RowVec<E>::KV, U = sizeof(E) < 16 ? 8 : 4 }; /* U: 16-byte elements at 8 took 104 registers */
-    const unsigned off = (unsigned)((uintptr_t)row / sizeof(E) % KV), T = blockDim.x;
+    const unsigned off = (unsigned)((uintptr_t)row / sizeof(E) % KV), T = RECT_THREADS;
     const unsigned lo = rank * A.part, hi = min(A.C, lo + A.part); /* lo: a multiple of KV */
     const unsigned w0 = lo / KV, w1 = (hi + off + KV - 1) / KV;    /* vector w: elements w KV - off + [0, KV) */
-    const unsigned ycon = A.b < A.C ? 0 : (i >= A.C ? xp_fdiv_mod(A.fC, i) : i);
+    unsigned ycon = A.b < A.C ? 0 : (i >= A.C ? xp_fdiv_mod(A.fC, i) : i);
+    if (A.inv) /* out[j] = in[k] where y + k R = j: k = j R^-1 - y R^-1 */
+        ycon = (unsigned)((A.C - (unsigned long long)ycon * A.mul % A.C) % A.C);
     E *const base = row - off; /* on 16 bytes: vector w at base + w KV */
-    /* j R mod C at this thread's first element, then walked: + step per T elements. */
-    const unsigned x0 = (unsigned)((unsigned long long)(lo + threadIdx.x) * A.R % A.C);
+    /* j mul mod C at this thread's first element, then walked: + step per T elements. */
+    const unsigned x0 = (unsigned)((unsigned long long)(lo + threadIdx.x) * A.mul % A.C);
+    /* GCD1 (b >= C, at most two blocks): d(j) = x + y mod C, and slot d lies at q0 or q1 (block 1's base less its
+     * first slot) plus d: no division and no mapa an element, where the general path issued some 45 instructions an
+     * element and left the schedulers idle half the cycles ("inplace: row pass vectors"). */
+    const uintptr_t q0 = (uintptr_t)rect_smem(own, 0, A.K) + off * sizeof(E),
+                    q1 = A.K > 1 ? (uintptr_t)rect_smem(own, 1, A.K) + off * sizeof(E) - (uintptr_t)A.part * sizeof(E)
+                                 : q0;
+    auto slot = [&](unsigned j, unsigned x) -> E * {
+        if (GCD1) {
+            unsigned d = x + ycon;
+            d = d >= A.C ? d - A.C : d;
+            return (E *)((d < A.part ? q0 : q1) + (uintptr_t)d * sizeof(E));
+        }
+        const unsigned d = rect_d(A, i, j, x, ycon), r = xp_fdiv_div(A.fpart, d);
+        return (E *)rect_smem(own, r, A.K) + (d - r * A.part + off);
+    };
     if (!A.gather) { /* scatter while loading; store linearly */
         unsigned x = x0;
         for (unsigned j = lo + threadIdx.x; j < hi; j += U * T) {
@@ -433,10 +451,8 @@ template <class E> __device__ void rect_row(const RectArgs &A, E *row, unsigned 
                     in[u] = row[j + u * T];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                if (j + u * T < hi) {
-                    const unsigned d = rect_d(A, i, j + u * T, x, ycon), r = xp_fdiv_div(A.fpart, d);
-                    ((E *)rect_smem(own, r, A.K))[d - r * A.part + off] = in[u];
-                }
+                if (j + u * T < hi)
+                    *slot(j + u * T, x) = in[u];
                 x += A.step;
                 x = x >= A.C ? x - A.C : x;
             }
@@ -471,10 +487,8 @@ template <class E> __device__ void rect_row(const RectArgs &A, E *row, unsigned 
             E out[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                if (j + u * T < hi) {
-                    const unsigned d = rect_d(A, i, j + u * T, x, ycon), r = xp_fdiv_div(A.fpart, d);
-                    out[u] = ((const E *)rect_smem(own, r, A.K))[d - r * A.part + off];
-                }
+                if (j + u * T < hi)
+                    out[u] = *slot(j + u * T, x);
                 x += A.step;
                 x = x >= A.C ? x - A.C : x;
             }
@@ -542,7 +556,7 @@ __device__ void rect_col(const RectArgs &A, E *m, unsigned j0, unsigned w, unsig
     rect_sync(A.K);
 }
 
-template <class E, class V> __global__ void __launch_bounds__(RECT_THREADS) rect_kernel(const RectArgs A)
+template <class E, class V> __global__ void __launch_bounds__(RECT_THREADS, 2) rect_kernel(const RectArgs A)
 {
     extern __shared__ __align__(16) char smem[];
     const unsigned rank = blockIdx.x % A.K;
@@ -552,7 +566,10 @@ template <class E, class V> __global__ void __launch_bounds__(RECT_THREADS) rect
         const unsigned q = (unsigned)(g % A.per_member);
         E *m = (E *)(A.data + b * A.member);
         if (A.fn == XP_CKG_SHUF) {
-            rect_row<E>(A, m + (size_t)q * A.C, q, rank, smem);
+            if (A.b >= A.C && A.K <= 2)
+                rect_row<E, true>(A, m + (size_t)q * A.C, q, rank, smem);
+            else
+                rect_row<E, false>(A, m + (size_t)q * A.C, q, rank, smem);
         } else {
             const unsigned j0 = q * A.W;
             rect_col<E, V>(A, m, j0, min(A.W, A.C - j0), rank, smem);
@@ -597,6 +614,7 @@ static int rect_device(RectDevice *d, int big)
     }
     d->optin = (size_t)optin;
     d->budget = big || RECT_BUDGET > d->optin ? d->optin : RECT_BUDGET;
+    d->budget = d->optin;         /* TEMP */
     d->kmax = major >= 9 ? 8 : 1; /* clusters from sm_90 on; 8: the portable size */
     return XPOSE_OK;
 }
@@ -658,6 +676,17 @@ template <class Args> static int cluster_launch(void (*kernel)(Args), const Args
     return xp_cuda_launch_status();
 }
 
+/* x^-1 mod m, for gcd(x, m) = 1 (extended Euclid). */
+static unsigned mod_inverse(unsigned x, unsigned m)
+{
+    long long r0 = m, r1 = x % m, t0 = 0, t1 = 1;
+    while (r1) {
+        const long long q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+    }
+    return (unsigned)(t0 < 0 ? t0 + m : t0 % (long long)m);
+}
+
 /* One launch of pass ps over the batch. */
 template <class E, class V>
 static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, const RectDevice &d)
@@ -677,7 +706,13 @@ static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, c
         A.W = A.C;
         A.per_member = A.R;
         smem = (size_t)(A.part + RKV) * es; /* the row's slots, off past the first (rect_row) */
-        A.step = (unsigned)((unsigned long long)RECT_THREADS % k.C * (k.R % k.C) % k.C);
+        A.mul = (unsigned)(k.R % k.C);
+        /* A gcd-1 scatter on at most two blocks runs as the gather of its inverse map (rect_row's GCD1): a remote store
+         * waits on nothing, but the scatter's register loads left a block 16 KiB in flight where the gather's cp.async
+         * has its whole share ("inplace: row pass vectors"). */
+        if (k.b >= k.C && A.K <= 2 && !A.gather)
+            A.inv = 1, A.gather = 1, A.mul = mod_inverse(A.mul, A.C);
+        A.step = (unsigned)((unsigned long long)RECT_THREADS % k.C * A.mul % k.C);
     } else {
         /* Strips of 128 bytes of a row where a block holds them, else narrower, down to one vector. */
         A.K = 0;
