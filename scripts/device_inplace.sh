@@ -36,7 +36,7 @@ if [ "${1:-}" != "--test" ]; then
         "$X" bench --op inplace --size 16384 --type float --variants inplace-square $V
         "$X" bench --op inplace --size 12288 --type double --variants inplace-square $V
         "$X" bench --op inplace --size 8192 --type c128 --variants inplace-square $V
-        "$X" bench --op inplace --rows 46341 --cols 46343 --type float --variants inplace-rect/,inplace-rect/big $V
+        "$X" bench --op inplace --rows 46341 --cols 46343 --type float --variants inplace-rect/,inplace-rect/split,inplace-rect/big $V
     } > "$OUT/bench.log" 2> "$OUT/bench-notes.log"'
     echo "bench: exit $? (at ${SECONDS} s)"
 fi

@@ -24,6 +24,43 @@ static int sm_count(int *sms)
     return XPOSE_OK;
 }
 
+/* Launches kernel on A over `units` clusters of K blocks (grid_cap caps them; each loops over its share), with `smem`
+ * bytes of dynamic shared memory a block: the opt-in set past 48 KiB, and a cluster of K such blocks checked to fit
+ * the device at all (else XPOSE_ERR_UNSUPPORTED). */
+template <class Args> static int cluster_launch(void (*kernel)(Args), const Args &A, unsigned long long units,
+                                                unsigned K, unsigned threads, size_t smem, cudaStream_t stream)
+{
+    if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid_cap(units) * K);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute at;
+    if (K > 1) {
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = K;
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = 1;
+        int active = 0;
+        if (cudaOccupancyMaxActiveClusters(&active, kernel, &cfg) != cudaSuccess || active < 1) {
+            cudaGetLastError();
+            return XPOSE_ERR_UNSUPPORTED;
+        }
+    }
+    if (cudaLaunchKernelEx(&cfg, kernel, A) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    return xp_cuda_launch_status();
+}
+
 /* ---- square: tile pairs ------------------------------------------------------------------------------------------ */
 
 /* Tile pair k = J (J + 1) / 2 + I, I <= J: tiles (I, J) and (J, I). */
@@ -46,6 +83,7 @@ struct SqArgs {
     unsigned long long blocks;       /* squares a matrix: 1, or the tile form's g x g blocks (rect_tiles) */
     unsigned long long units, total; /* units of work a square, in the batch */
     unsigned walks;                  /* the units taken from this many parts of the order in turn */
+    unsigned K;                      /* blocks a cluster, which meet between their loads and their stores */
 };
 
 /* Unit k of a matrix's `units` in the order of `walks` walks: consecutive blocks take units from parts of the order
@@ -74,7 +112,7 @@ __device__ __forceinline__ void sq_load_async(unsigned char *sm, const char *src
  * into the other's place by the byte-permute gathers; a == b: a diagonal tile onto itself. Rows of whole 16-byte
  * vectors (h and w multiples of one); the shared memory past an edge tile's part is never stored. */
 template <class GA, class GB, bool ASYNC> __device__ __forceinline__ void
-sq_swap(char *a, char *b, size_t ld, unsigned h, unsigned w, const char *end, unsigned char *sm)
+sq_swap(char *a, char *b, size_t ld, unsigned h, unsigned w, const char *end, unsigned char *sm, bool meet)
 {
     enum { ES = GA::ES };
     const bool two = a != b, whole = h == GA::TR && w == GA::TC;
@@ -102,6 +140,8 @@ sq_swap(char *a, char *b, size_t ld, unsigned h, unsigned w, const char *end, un
             vb.to_shared(sb);
     }
     __syncthreads();
+    if (meet)
+        cluster_barrier();
     if (whole) {
         VecTile<GA>::store(sm, b, ld);
         if (two)
@@ -124,7 +164,14 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const 
     typedef Geo<ES, T, T> GS;
     extern __shared__ __align__(16) unsigned char sm[];
     const size_t n = A.n, ld = A.ld;
-    for (unsigned long long p = blockIdx.x; p < A.total; p += gridDim.x) {
+    const unsigned rank = blockIdx.x % A.K;
+    const bool meet = A.K > 1;
+    /* A cluster's blocks take consecutive units and go round together: one past the end still meets the others. */
+    for (unsigned long long p = blockIdx.x; p - rank < A.total; p += gridDim.x) {
+        if (p >= A.total) {
+            cluster_barrier();
+            continue;
+        }
         const unsigned long long sq = p / A.units;
         char *m = A.data + sq / A.blocks * A.member + sq % A.blocks * A.block;
         const char *end = span_end<ES>(m, n, n, ld / ES);
@@ -134,7 +181,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const 
             sq_pair(k, &I, &J);
             const size_t r0 = (size_t)I * T, c0 = (size_t)J * T;
             sq_swap<GS, GS, ASYNC>(m + r0 * ld + c0 * ES, m + c0 * ld + r0 * ES, ld, (unsigned)min((size_t)T, n - r0),
-                                   (unsigned)min((size_t)T, n - c0), end, sm);
+                                   (unsigned)min((size_t)T, n - c0), end, sm, meet);
         } else {
             unsigned long long S = (unsigned long long)sqrt((double)k);
             while (S * S > k)
@@ -146,18 +193,18 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const 
             if (I < 2 * S) {
                 const size_t r0 = (size_t)I * T;
                 sq_swap<Geo<ES, T, 2 * T>, Geo<ES, 2 * T, T>, ASYNC>(m + r0 * ld + c0 * ES, m + c0 * ld + r0 * ES, ld,
-                                                                     T, (unsigned)min((size_t)(2 * T), n - c0), end,
-                                                                     sm);
+                                                                     T, (unsigned)min((size_t)(2 * T), n - c0), end, sm,
+                                                                     meet);
             } else {
                 const unsigned h0 = (unsigned)min((size_t)T, n - c0),
                                h1 = n > c1 ? (unsigned)min((size_t)T, n - c1) : 0;
                 if (h1) {
-                    sq_swap<GS, GS, ASYNC>(m + c0 * ld + c1 * ES, m + c1 * ld + c0 * ES, ld, h0, h1, end, sm);
+                    sq_swap<GS, GS, ASYNC>(m + c0 * ld + c1 * ES, m + c1 * ld + c0 * ES, ld, h0, h1, end, sm, false);
                     __syncthreads();
-                    sq_swap<GS, GS, ASYNC>(m + c1 * ld + c1 * ES, m + c1 * ld + c1 * ES, ld, h1, h1, end, sm);
+                    sq_swap<GS, GS, ASYNC>(m + c1 * ld + c1 * ES, m + c1 * ld + c1 * ES, ld, h1, h1, end, sm, false);
                     __syncthreads();
                 }
-                sq_swap<GS, GS, ASYNC>(m + c0 * ld + c0 * ES, m + c0 * ld + c0 * ES, ld, h0, h0, end, sm);
+                sq_swap<GS, GS, ASYNC>(m + c0 * ld + c0 * ES, m + c0 * ld + c0 * ES, ld, h0, h0, end, sm, meet);
             }
         }
         __syncthreads(); /* the next unit reuses the shared memory */
@@ -269,15 +316,9 @@ static SqSpan sq_dense(const xp_inplace_call *c)
 }
 
 template <int ES, int T, bool WIDE, bool ASYNC, int MIN_BLOCKS>
-static int sq_vec_launch(const SqSpan &q, unsigned walks)
+static int sq_vec_launch(const SqSpan &q, unsigned walks, unsigned K)
 {
-    const void *fn = (const void *)sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS>;
     const size_t smem = (WIDE ? 4 : 2) * (size_t)T * T * ES;
-    if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
     SqArgs A;
     A.data = q.data;
     A.n = q.n;
@@ -289,24 +330,32 @@ static int sq_vec_launch(const SqSpan &q, unsigned walks)
     A.units = WIDE ? (unsigned long long)spans * spans : (unsigned long long)tiles * (tiles + 1) / 2;
     A.total = A.units * q.blocks * q.batch;
     A.walks = walks;
-    sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS><<<grid_cap(A.total), FAST_THREADS, smem, q.stream>>>(A);
-    return xp_cuda_launch_status();
+    A.K = K;
+    return cluster_launch(sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS>, A, (A.total + A.K - 1) / A.K, A.K,
+                          FAST_THREADS, smem, q.stream);
 }
 
 /* The vector tiles: each element size's, or with `alt` the ones measured against them (the lab's /alt), at the most
  * blocks a multiprocessor holds without spilling registers (with register loads a unit's tiles are all in registers
  * at once). Walks: 4 where the rows are a power of two of 128 KiB or more, else 1 ("inplace: square walks"); `walks`
- * forces a count (the lab's /w1, /w4). */
-static int sq_vec(const SqSpan &q, size_t es, int alt, unsigned walks)
+ * forces a count (the lab's /w1, /w4). Clusters (`meet`, the production tiles of a dense square): 8 blocks for bytes,
+ * 2 for 2 bytes, 4 for 4, meeting between loads and stores, so that neighbouring units' mirror tiles, side by side
+ * along the same rows, move together ("inplace: square clusters"); none elsewhere (the lab's /k1). */
+static int sq_vec(const SqSpan &q, size_t es, int alt, unsigned walks, int meet)
 {
     const size_t pitch = q.ld;
     const unsigned w = walks ? walks : pitch >= (128 << 10) && (pitch & (pitch - 1)) == 0 ? 4 : 1;
+    const unsigned k = meet && !alt ? (es == 1 ? 8 : es == 2 ? 2 : es == 4 ? 4 : 1) : 1;
     switch (es) {
-    case 1: return alt ? sq_vec_launch<1, 128, true, false, 2>(q, w) : sq_vec_launch<1, 128, true, true, 3>(q, w);
-    case 2: return alt ? sq_vec_launch<2, 64, true, false, 3>(q, w) : sq_vec_launch<2, 128, false, false, 2>(q, w);
-    case 4: return alt ? sq_vec_launch<4, 32, false, false, 6>(q, w) : sq_vec_launch<4, 64, false, false, 4>(q, w);
-    case 8: return alt ? sq_vec_launch<8, 64, false, false, 2>(q, w) : sq_vec_launch<8, 32, false, false, 8>(q, w);
-    default: return alt ? sq_vec_launch<16, 16, false, false, 8>(q, w) : sq_vec_launch<16, 32, false, false, 5>(q, w);
+    case 1: return alt ? sq_vec_launch<1, 128, true, false, 2>(q, w, k) : sq_vec_launch<1, 128, true, true, 3>(q, w, k);
+    case 2:
+        return alt ? sq_vec_launch<2, 64, true, false, 3>(q, w, k) : sq_vec_launch<2, 128, false, false, 2>(q, w, k);
+    case 4:
+        return alt ? sq_vec_launch<4, 32, false, false, 6>(q, w, k) : sq_vec_launch<4, 64, false, false, 4>(q, w, k);
+    case 8:
+        return alt ? sq_vec_launch<8, 64, false, false, 2>(q, w, k) : sq_vec_launch<8, 32, false, false, 8>(q, w, k);
+    default:
+        return alt ? sq_vec_launch<16, 16, false, false, 8>(q, w, k) : sq_vec_launch<16, 32, false, false, 5>(q, w, k);
     }
 }
 
@@ -329,7 +378,7 @@ extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
         return XPOSE_ERR_UNSUPPORTED;
     const int vec = (uintptr_t)c->data % 16 == 0 && c->rows * c->es % 16 == 0;
     if (!c->p1 && sq_vec_fits(c->data, c->rows, c->es, c->rows * c->es))
-        return sq_vec(sq_dense(c), c->es, c->p0 & 1, (unsigned)c->p0 >> 4);
+        return sq_vec(sq_dense(c), c->es, c->p0 & 1, ((unsigned)c->p0 >> 4) & 15, !(c->p0 & 0x100));
     /* Register transposes of 16-byte accesses (the lab's /regs), 8-byte ones for bytes on rows of 8 (8 x 8 blocks in 16
      * registers, not 16 x 16 in 64, which halved the blocks a multiprocessor holds), else element-wise. */
     const int v8 = (uintptr_t)c->data % 8 == 0 && c->rows % 8 == 0;
@@ -594,8 +643,10 @@ template <class E> __global__ void rect_row_global(const E *row, E *ws, unsigned
 }
 
 /* A block's share of a group, by preference at most this (two blocks a multiprocessor), else up to the opt-in maximum
- * (rect_split); a lab row (p1) takes the maximum first. */
+ * (rect_split); the lab's /big (p1 RECT_BIG) takes the maximum first, and the decomposition alone; /split (RECT_SPLIT)
+ * is the production row with its row pass held to the preference. */
 #define RECT_BUDGET ((size_t)100 << 10)
+enum { RECT_BIG = 1, RECT_SPLIT = 2 };
 
 /* What the device gives a pass: opt-in shared memory per block and blocks per cluster. */
 struct RectDevice {
@@ -614,7 +665,6 @@ static int rect_device(RectDevice *d, int big)
     }
     d->optin = (size_t)optin;
     d->budget = big || RECT_BUDGET > d->optin ? d->optin : RECT_BUDGET;
-    d->budget = d->optin;         /* TEMP */
     d->kmax = major >= 9 ? 8 : 1; /* clusters from sm_90 on; 8: the portable size */
     return XPOSE_OK;
 }
@@ -637,43 +687,6 @@ static unsigned rect_split(const RectDevice &d, size_t slots, size_t unit, size_
         }
     }
     return 0;
-}
-
-/* Launches kernel on A over `units` clusters of K blocks (grid_cap caps them; each loops over its share), with `smem`
- * bytes of dynamic shared memory a block: the opt-in set past 48 KiB, and a cluster of K such blocks checked to fit
- * the device at all (else XPOSE_ERR_UNSUPPORTED). */
-template <class Args> static int cluster_launch(void (*kernel)(Args), const Args &A, unsigned long long units,
-                                                unsigned K, unsigned threads, size_t smem, cudaStream_t stream)
-{
-    if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)smem) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid_cap(units) * K);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    cudaLaunchAttribute at;
-    if (K > 1) {
-        at.id = cudaLaunchAttributeClusterDimension;
-        at.val.clusterDim.x = K;
-        at.val.clusterDim.y = 1;
-        at.val.clusterDim.z = 1;
-        cfg.attrs = &at;
-        cfg.numAttrs = 1;
-        int active = 0;
-        if (cudaOccupancyMaxActiveClusters(&active, kernel, &cfg) != cudaSuccess || active < 1) {
-            cudaGetLastError();
-            return XPOSE_ERR_UNSUPPORTED;
-        }
-    }
-    if (cudaLaunchKernelEx(&cfg, kernel, A) != cudaSuccess) {
-        cudaGetLastError();
-        return XPOSE_ERR_CUDA;
-    }
-    return xp_cuda_launch_status();
 }
 
 /* x^-1 mod m, for gcd(x, m) = 1 (extended Euclid). */
@@ -701,8 +714,13 @@ static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, c
     A.fn = ps.fn, A.gather = ps.gather;
     size_t smem;
     if (ps.fn == XP_CKG_SHUF) {
+        /* A row in as few blocks as hold it (one where it fits the opt-in: no distributed shared memory), unless the
+         * lab's /split keeps the 100 KiB preference ("inplace: row pass vectors"). */
         enum { RKV = RowVec<E>::KV };
-        A.K = rect_split(d, k.C, es, RKV, RKV * es, &A.part);
+        RectDevice dr = d;
+        if (c->p1 != RECT_SPLIT)
+            dr.budget = d.optin;
+        A.K = rect_split(dr, k.C, es, RKV, RKV * es, &A.part);
         A.W = A.C;
         A.per_member = A.R;
         smem = (size_t)(A.part + RKV) * es; /* the row's slots, off past the first (rect_row) */
@@ -1003,7 +1021,7 @@ static int rect_tiles(const xp_inplace_call *c, int *taken)
     *taken = 0;
     unsigned order = 0;
     int sms = 0;
-    if (c->p0 != XP_CKG_AUTO || c->p1 || (a != 1 && b != 1) || g % 128 || g * es < 1024 ||
+    if (c->p0 != XP_CKG_AUTO || c->p1 == RECT_BIG || (a != 1 && b != 1) || g % 128 || g * es < 1024 ||
         !sq_vec_fits(c->data, g, es, N * es))
         return XPOSE_OK;
     const int st0 = sm_count(&sms);
@@ -1012,7 +1030,7 @@ static int rect_tiles(const xp_inplace_call *c, int *taken)
     *taken = 1;
     const SqSpan q{(char *)c->data,        g, N * es, b == 1 ? g * g * es : g * es, M * N * es, a > b ? a : b, c->batch,
                    (cudaStream_t)c->stream};
-    int st = sq_vec(q, es, 0, 0);
+    int st = sq_vec(q, es, 0, 0, 0);
     if (st != XPOSE_OK || order == 1)
         return st;
     return chunk_run(c, M * N * es, g * es, b == 1 ? a : g, b == 1 ? g : b, order, sms);
@@ -1046,7 +1064,7 @@ static int rect_blocks(const xp_inplace_call *c, const RectDevice &d, int *taken
     const int wide = M < N;
     const size_t h = wide ? M : N, L = wide ? N : M;
     *taken = 0;
-    if (c->p0 != XP_CKG_AUTO || c->p1 || (uintptr_t)c->data % 16 || (!wide && N * es % 16))
+    if (c->p0 != XP_CKG_AUTO || c->p1 == RECT_BIG || (uintptr_t)c->data % 16 || (!wide && N * es % 16))
         return XPOSE_OK;
     int sms = 0;
     const int st0 = sm_count(&sms);
@@ -1110,7 +1128,7 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
         return XPOSE_ERR_UNSUPPORTED; /* the kernels index rows and columns in 32 bits */
     const xp_ckg k = xp_ckg_plan(c->rows, c->cols, c->p0);
     RectDevice d;
-    int st = rect_device(&d, c->p1);
+    int st = rect_device(&d, c->p1 == RECT_BIG);
     if (st != XPOSE_OK)
         return st;
     /* Rows no cluster holds go through the workspace, one at a time. */
@@ -1130,7 +1148,7 @@ extern "C" int xp_cuda_inplace_rect(xp_inplace_call *c)
         return st;
     /* gcd 1: the column permutation by the skew form where it applies (production row only). */
     int sms = 0;
-    const unsigned order = c->p0 == XP_CKG_AUTO && !c->p1 ? xp_skew_suits(&k) : 0;
+    const unsigned order = c->p0 == XP_CKG_AUTO && c->p1 != RECT_BIG ? xp_skew_suits(&k) : 0;
     if (order && (st = sm_count(&sms)) != XPOSE_OK)
         return st;
     const int vec = (uintptr_t)c->data % 16 == 0 && k.C * c->es % 16 == 0;

@@ -19,6 +19,8 @@ static const xp_variant rows[] = {
            "lab: inplace-square with its units in order whatever the row pitch"),
     GPU_IP("inplace-square", "w4", 0x40, 0, xp_cuda_inplace_square,
            "lab: inplace-square with its units taken from 4 parts of the order in turn whatever the row pitch"),
+    GPU_IP("inplace-square", "k1", 0x100, 0, xp_cuda_inplace_square,
+           "lab: inplace-square without clusters (each block loads and stores on its own)"),
     GPU_IP("inplace-square", "regs", 0, 1, xp_cuda_inplace_square,
            "lab: inplace-square's tiles as 8- or 16-byte accesses transposed in registers, blocks of KV x KV "
            "elements a thread"),
@@ -29,6 +31,9 @@ static const xp_variant rows[] = {
            "lab: inplace-rect in the forward form whatever the shape (columns: the matrix's rows)"),
     GPU_IP("inplace-rect", "inv", XP_CKG_INVERSE, 0, xp_cuda_inplace_rect,
            "lab: inplace-rect in the inverse form whatever the shape (columns: the matrix's columns)"),
+    GPU_IP("inplace-rect", "split", 0, 2, xp_cuda_inplace_rect,
+           "lab: inplace-rect with its row pass split across a cluster at 100 KiB a block (two blocks a "
+           "multiprocessor), not one block a row where one holds it"),
     GPU_IP(
         "inplace-rect", "big", 0, 1, xp_cuda_inplace_rect,
         "lab: inplace-rect with blocks of all the shared memory a block may take (one a multiprocessor), not 100 KiB"),
