@@ -71,14 +71,33 @@ XP_HD uint64_t xp_bmod_mul(xp_bmod b, uint64_t x, uint64_t y)
 #endif
 }
 
+/* Trailing zero bits of x > 0. */
+XP_HD int xp_ctz(uint64_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __ffsll((long long)x) - 1;
+#else
+    return __builtin_ctzll(x);
+#endif
+}
+
+/* gcd(a, b) by shifts and subtractions (Stein): the CPU's peel planner takes hundreds a call (4051 x 8101 float: 291 us
+ * by Euclid's divisions and a whole plan a candidate, 19 us so). gcd(a, 0) = a. */
 XP_HD size_t xp_gcd(size_t a, size_t b)
 {
+    if (!a || !b)
+        return a | b;
+    const int k = xp_ctz(a | b);
+    a >>= xp_ctz(a);
     while (b) {
-        size_t t = a % b;
-        a = b;
-        b = t;
+        b >>= xp_ctz(b);
+        if (a > b) {
+            const size_t t = a;
+            a = b, b = t;
+        }
+        b -= a;
     }
-    return a;
+    return a << k;
 }
 
 /* The rectangular in-place transpose of Catanzaro, Keller and Garland ("A Decomposition for In-place Matrix

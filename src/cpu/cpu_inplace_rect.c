@@ -30,28 +30,11 @@ typedef struct rect_plan {
  * the w-element chunks are then permuted, the transpose of a (R / w) x C matrix of chunks, by the tile form's cycle
  * following. A wide matrix takes the two passes undone: the chunks, then the R x w blocks. The largest w whose block
  * fits half a slice (docs/tuning.md, "cpu-inplace: block form"). */
-/* gcd(a, b), a, b > 0, by shifts and subtractions (Stein): the peel planner takes hundreds (4051 x 8101 float: 291 us
- * with Euclid and a whole plan a candidate, 19 us so). */
-static size_t gcd_fast(size_t a, size_t b)
-{
-    const int k = __builtin_ctzll(a | b);
-    a >>= __builtin_ctzll(a);
-    while (b) {
-        b >>= __builtin_ctzll(b);
-        if (a > b) {
-            const size_t t = a;
-            a = b, b = t;
-        }
-        b -= a;
-    }
-    return a << k;
-}
-
 /* The tile form's g or the block form's w for a rows x cols matrix past a slice of `slice` bytes (0: the form does
  * not apply), and the bytes of its bitmap. */
 static void fast_forms(size_t rows, size_t cols, size_t es, size_t slice, size_t *tile, size_t *block, size_t *bits)
 {
-    const size_t g = gcd_fast(rows, cols), lng = rows > cols ? rows : cols, shrt = rows + cols - lng;
+    const size_t g = xp_gcd(rows, cols), lng = rows > cols ? rows : cols, shrt = rows + cols - lng;
     size_t n = rows / g * cols;
     *tile = *block = 0;
     *bits = ((n + 7) / 8 + 63) & ~(size_t)63;

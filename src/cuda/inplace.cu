@@ -30,11 +30,8 @@ static int sm_count(int *sms)
 template <class Args> static int cluster_launch(void (*kernel)(Args), const Args &A, unsigned long long units,
                                                 unsigned K, unsigned threads, size_t smem, cudaStream_t stream)
 {
-    if (smem > 48 * 1024 && cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)smem) != cudaSuccess) {
-        cudaGetLastError();
+    if (xp_smem_optin((const void *)kernel, smem) != XPOSE_OK)
         return XPOSE_ERR_CUDA;
-    }
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid_cap(units) * K);
     cfg.blockDim = dim3(threads);

@@ -1,5 +1,5 @@
-/* inplace.h: what the in-place transposes' CUDA files share: the cycle leader search, and the skew form of the
- * rectangles' column permutation. */
+/* inplace.h: what the in-place transposes' CUDA files share: the cycle leader search, the shared memory opt-in, and
+ * the skew form of the rectangles' column permutation. */
 #ifndef XP_CUDA_INPLACE_H
 #define XP_CUDA_INPLACE_H
 
@@ -24,6 +24,18 @@ __device__ __forceinline__ unsigned xp_cycle_leads(unsigned long long x0, unsign
             return 0;
         z = step(z, 32);
     }
+}
+
+/* Opts kernel fn in to smem bytes of dynamic shared memory where they pass the default 48 KiB: XPOSE_OK, or
+ * XPOSE_ERR_CUDA with the error cleared. */
+static inline int xp_smem_optin(const void *fn, size_t smem)
+{
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        return XPOSE_ERR_CUDA;
+    }
+    return XPOSE_OK;
 }
 #endif
 

@@ -309,8 +309,7 @@ template <class Args> static int sk_launch(void (*kernel)(Args), const Args &A, 
                                            unsigned threads, size_t smem, int sms, cudaStream_t st)
 {
     int per = 0;
-    if ((smem > 48 * 1024 && cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  (int)smem) != cudaSuccess) ||
+    if (xp_smem_optin((const void *)kernel, smem) != XPOSE_OK ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, smem) != cudaSuccess || per < 1) {
         cudaGetLastError();
         return XPOSE_ERR_CUDA;
