@@ -278,11 +278,12 @@ static int plan_says(const tcase *c, const char *what)
  * extent is 128 bytes; of 64 bytes, with the next destination dimension walked in pairs where its extent is even and
  * the rows dense, each pair's tiles taking turns, also with streaming stores and two tiles a member), gathered rows copied in runs ((2,0,4,1,3) with rows of 28 and 13 elements), and both where
  * the gathered rows are whole lines ((2,0,4,1,3) with rows of 28 x 28 floats, or of 64 bytes x 7; with padding of the
- * destination's outer dimensions only, which keeps them). */
+ * destination's outer dimensions only, which keeps them); gathered row runs read in place, without the copy (runs of
+ * rows of 80 and 112 bytes, 28 floats x 28). */
 static void test_tile_layouts(void)
 {
     static const char *const isas[] = {"scalar", "avx2", "avx512"};
-    int source_order = 0, row_runs = 0, gathered_in_order = 0, paired = 0;
+    int source_order = 0, row_runs = 0, gathered_in_order = 0, paired = 0, in_place = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int e = 0; e < 5; e++) {
@@ -300,6 +301,10 @@ static void test_tile_layouts(void)
                 {5, {6, 28, 5, 28, 28}, {2, 0, 4, 1, 3}},      /* rows of 28 x 28 */
                 {5, {5, 13, 3, 13, 13}, {2, 0, 4, 1, 3}},      /* rows of 13 x 13 */
                 {5, {40, 64 / es, 5, 7, 11}, {2, 0, 4, 1, 3}}, /* rows of 64 / es x 7 */
+                /* runs of rows of 80 or 112 bytes, 32 or 48 wide (whole lines a member: in source order): read
+                 * in place, blocks across two runs with AVX2 and AVX-512 */
+                {5, {12, 4, 10, 80 / es, 32 / es}, {2, 0, 4, 1, 3}},
+                {5, {9, 4, 7, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},
             };
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
                 for (int pad = 0; pad < 4; pad++) {
@@ -323,7 +328,8 @@ static void test_tile_layouts(void)
                         }
                     }
                     const int in_order = plan_says(&c, "members in source order"),
-                              runs = plan_says(&c, "gathered row runs");
+                              runs = plan_says(&c, "gathered row runs") || plan_says(&c, "row runs read in place");
+                    in_place += plan_says(&c, "row runs read in place");
                     paired += plan_says(&c, "lines paired");
                     source_order += in_order;
                     row_runs += runs;
@@ -338,6 +344,7 @@ static void test_tile_layouts(void)
     CHECK(source_order >= 15, "only %d cases walked members in source order", source_order);
     CHECK(row_runs >= 15, "only %d cases gathered rows in runs", row_runs);
     CHECK(paired >= 15, "only %d cases walked lines in pairs", paired);
+    CHECK(in_place >= 30, "only %d cases read row runs in place", in_place);
     CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
 }
 

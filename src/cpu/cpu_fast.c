@@ -21,6 +21,7 @@
 #define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
 #define XPF_ORDER_RUN 64          /* members in source order, or dense tiles, a run takes at least (run_length) */
 #define XPF_PAIR_BYTES 32         /* paired members take turns every this many source bytes of a row (run_pair) */
+#define XPF_MAX_RUNS 64           /* the most runs of rows a tile read in place spans (plan.runs) */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -86,7 +87,8 @@ typedef struct plan {
     xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
     size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
     int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
-    int dense; /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
+    int dense;            /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
+    xp_fast_runs_fn runs; /* gathered row runs read where they lie, no gathering copy (plan_tiles), else NULL */
 } plan;
 
 /* Transposes rows [i0, i0 + ni) of the tile into buf, then copies them out in whole destination lines.
@@ -227,31 +229,85 @@ static void run_group(const plan *p, size_t t)
  * tiles gather none: a third fewer rows copied for 64-row tiles of floats. */
 static size_t gather_margin(const plan *p) { return p->staged || p->lines || p->lag ? XPF_LINE / p->es : 0; }
 
+/* An integer: past the last member the address lies outside the tensor. */
+static uintptr_t next_member(const plan *p) { return (uintptr_t)(p->grid->rank ? p->grid->ss[p->grid->rank - 1] : 0); }
+
+/* Rows [r0, r1) of the member at s, where they run on in the source (plan.gather_runs), one run at a time: each run
+ * ends where the row grid's last dimension does. With gbuf, each run is copied there at pitch p->lds, after asking for
+ * the same rows of the next member (the grid's fastest step; a member's tiles ahead) into L2: runs of a few KiB far
+ * apart are too short for the prefetchers to follow ("permute: gathered rows in source order"). With runs, its address
+ * and length in bytes go to runs[k] and lens[k]. Returns the runs' count. */
+static size_t walk_runs(const plan *p, const unsigned char *s, size_t r0, size_t r1, unsigned char *gbuf,
+                        const unsigned char **runs, size_t *lens)
+{
+    const xp_fast_grid *g = p->grid->rows;
+    const uintptr_t next = next_member(p);
+    xp_fast_grid_pos pos;
+    size_t k = 0;
+    for (size_t r = r0, n; r < r1; r += n, k++) {
+        xp_fast_grid_seek(g, r, &pos);
+        n = g->ext[g->rank - 1] - pos.idx[g->rank - 1];
+        n = n < r1 - r ? n : r1 - r;
+        if (gbuf) {
+            for (size_t b = 0; next && b < n * p->lds; b += XPF_LINE)
+                __builtin_prefetch((const void *)((uintptr_t)(s + pos.os + b) + next), 0, 2);
+            memcpy(gbuf, s + pos.os, n * p->lds);
+            gbuf += n * p->lds;
+        } else {
+            runs[k] = s + pos.os;
+            lens[k] = n * p->lds;
+        }
+    }
+    return k;
+}
+
+/* Asks for bytes [from, to) of the next member's runs (the n runs of a tile, end to end, as walk_runs lists them) into
+ * L2, a line at a time. */
+static void ask_next(const plan *p, const unsigned char *const *runs, const size_t *lens, size_t n, size_t from,
+                     size_t to)
+{
+    const uintptr_t next = next_member(p);
+    size_t k = 0, base = 0; /* the run holding byte b, and where it starts */
+    for (size_t b = from; next && b < to; b += XPF_LINE) {
+        while (k < n && b >= base + lens[k])
+            base += lens[k++];
+        if (k == n)
+            return;
+        __builtin_prefetch((const void *)((uintptr_t)(runs[k] + (b - base)) + next), 0, 2);
+    }
+}
+
+/* A region tile of gathered row runs read where they lie (plan.runs): rows [i0, i0 + ni) of the member at s, every
+ * column, into d (the tile's first destination element). One column of blocks (16 source bytes) at a time, each after
+ * asking for its share of the next member's runs, so that those reads go out among the tile's stores instead of in
+ * one burst before them ("permute: gathered row runs read in place"). */
+static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni, size_t nj)
+{
+    const unsigned char *runs[XPF_MAX_RUNS], *at[XPF_MAX_RUNS];
+    size_t lens[XPF_MAX_RUNS];
+    const size_t n = walk_runs(p, s, i0, i0 + ni, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
+    const size_t R = 16 / p->es, passes = nj / R, bytes = ni * p->lds;
+    for (size_t j = 0; j < passes; j++) {
+        ask_next(p, runs, lens, n, bytes * j / passes, bytes * (j + 1) / passes);
+        for (size_t k = 0; k < n; k++)
+            at[k] = runs[k] + j * R * p->es;
+        p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd);
+    }
+}
+
 /* The source of a gathered tile: rows [r0, r1) of the member at s, columns [j0, j0 + nj), each from its place on the
  * row grid, copied into gbuf at pitch p->lds (so the kernels then read a plain tile of uniform pitch, in L1/L2). */
 static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, size_t j0, size_t nj,
                    unsigned char *gbuf)
 {
     const xp_fast_grid *g = p->grid->rows;
-    xp_fast_grid_pos pos;
-    xp_fast_grid_seek(g, r0, &pos);
     s += j0 * p->es;
     if (p->gather_runs) { /* whole rows back to back in the source and in gbuf: one copy per run of them */
-        /* Each run is a few KiB far from the last, too short for the prefetchers to follow: the same run of the next
-         * member (the grid's fastest step; a member's tiles ahead) is asked for into L2 now ("permute: gathered rows
-         * in source order"). An integer: past the last member the address lies outside the tensor. */
-        const int64_t next = p->grid->rank ? p->grid->ss[p->grid->rank - 1] : 0;
-        for (size_t r = r0, n; r < r1; r += n, gbuf += n * p->lds) {
-            xp_fast_grid_seek(g, r, &pos);
-            n = g->ext[g->rank - 1] - pos.idx[g->rank - 1];
-            n = n < r1 - r ? n : r1 - r;
-            if (next)
-                for (size_t k = 0; k < n * p->lds; k += XPF_LINE)
-                    __builtin_prefetch((const void *)((uintptr_t)(s + pos.os + k) + (uintptr_t)next), 0, 2);
-            memcpy(gbuf, s + pos.os, n * p->lds);
-        }
+        walk_runs(p, s, r0, r1, gbuf, NULL, NULL);
         return;
     }
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(g, r0, &pos);
     for (size_t r = r0; r < r1; r++, gbuf += p->lds, xp_fast_grid_next(g, &pos))
         memcpy(gbuf, s + pos.os, nj * p->es);
 }
@@ -260,6 +316,10 @@ static void gather(const plan *p, const unsigned char *s, size_t r0, size_t r1, 
 static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni, size_t j0,
                       size_t nj, unsigned char *buf, unsigned char *gbuf, unsigned char *band)
 {
+    if (p->runs && ni % p->block_rows == 0) { /* whole blocks only (j0 is 0: a tile takes the rows whole) */
+        run_in_place(p, s, d + i0 * p->es, i0, ni, nj);
+        return;
+    }
     if (p->gather_rows) {
         const size_t m = gather_margin(p), g0 = i0 > m ? i0 - m : 0, g1 = i0 + ni + m < p->rows ? i0 + ni + m : p->rows;
         gather(p, s, g0, g1, j0, nj, gbuf);
@@ -446,6 +506,15 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->gather_runs = s->cols <= p->tj && g->ss[g->rank - 1] == (int64_t)(s->cols * s->es);
         if (p->gather_runs)
             p->lds = s->cols * s->es;
+        /* Region tiles of such runs read them where they lie, none copied, where every block takes whole columns
+         * (16 / es of them) and at most two runs (each run at least a block tall): "permute: gathered row runs read
+         * in place". */
+        const size_t run = g->ext[g->rank - 1];
+        const int e = xp_elem_index(s->es), nt = p->region == isa->region[1][e];
+        if (p->gather_runs && !gather_margin(p) && !p->copy && isa->runs[nt][e] &&
+            (nt || p->region == isa->region[0][e]) && s->cols % (16 / s->es) == 0 && run >= p->block_rows &&
+            p->ti / run + 2 <= XPF_MAX_RUNS)
+            p->runs = isa->runs[nt][e];
         p->gather_rows = p->ti + 2 * gather_margin(p);
     }
     /* Tiles that take whole source rows back to back (NHWC -> NCHW's rows of 64 floats): region kernels that prefetch
@@ -553,6 +622,7 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
                        : p.dense  ? "dense region"
                                   : "region";
     const char *gathered = p.gather_rows && g->cols ? " of gathered rows and scattered columns"
+                           : p.runs                 ? " of row runs read in place"
                            : p.gather_runs          ? " of gathered row runs"
                            : p.gather_rows          ? " of gathered rows"
                            : g && g->cols           ? " of scattered columns"

@@ -21,6 +21,12 @@
 typedef void (*xp_fast_region_fn)(const unsigned char *src, size_t lds, size_t ni, size_t nj, unsigned char *dst,
                                   size_t ldd);
 
+/* Transposes an ni x nj region (whole SIMD blocks: ni a multiple of the set's block rows, nj of 16 / es) whose source
+ * rows come in runs at their own addresses, each run's rows lds bytes apart: rows [0, head) of the region lie from
+ * runs[0], then every `run` rows (run >= a block's rows, head <= run) from the next address of runs. */
+typedef void (*xp_fast_runs_fn)(const unsigned char *const *runs, size_t head, size_t run, size_t lds, size_t ni,
+                                size_t nj, unsigned char *dst, size_t ldd);
+
 /* Copies n bytes of a staged row to dst: the partial lines at either end with plain (masked) stores, the whole
  * lines in between with plain or non-temporal stores. */
 typedef void (*xp_fast_row_fn)(unsigned char *dst, const unsigned char *src, size_t n);
@@ -46,6 +52,7 @@ typedef struct xp_fast_isa {
     xp_fast_region_fn region_dense[5];
     xp_fast_row_fn row[2];
     xp_fast_lines_fn lines[2][5]; /* NULL where the set has no two-register permute */
+    xp_fast_runs_fn runs[2][5];   /* NULL where the set has none (scalar) */
 } xp_fast_isa;
 
 extern const xp_fast_isa xp_fast_scalar;

@@ -21,6 +21,7 @@ const xp_fast_isa xp_fast_scalar = {
     {{scalar_region_1, scalar_region_2, scalar_region_4, scalar_region_8, scalar_region_16}},
     {NULL},
     {scalar_row},
+    {{NULL}},
     {{NULL}}};
 
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,

@@ -31,8 +31,11 @@ XPF_INLINE size_t xpf_bitrev(size_t k, size_t n)
  * l*R + bitrev(k); x86 unpacks interleave inside 128-bit lanes, so log2(R) rounds (granularity es, 2es,
  * ... 8 bytes) transpose each lane's R x R square, and register m ends up holding destination row m whole:
  * LANES*R consecutive elements, one full register. Gathering lanes on the load side costs inserts
- * that run on two ports, where extracting them on the store side would cost one port and partial lines. */
-XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t lds, xpf_vec v[16])
+ * that run on two ports, where extracting them on the store side would cost one port and partial lines.
+ * Rows past the first `left` continue at `next` (pitch lds still): rows that come in runs at their own addresses,
+ * read where they lie (xpf_region_runs). */
+XPF_INLINE void xpf_transpose_split(size_t es, const unsigned char *src, size_t lds, size_t left,
+                                    const unsigned char *next, xpf_vec v[16])
 {
     const size_t R = 16 / es;
     xpf_vec w[16];
@@ -43,7 +46,7 @@ XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t 
         XPF_UNROLL
         for (size_t q = 0; q < R; q++) {
             v[xpf_bitrev(q, R)] = xpf_load_lane(v[xpf_bitrev(q, R)], l, src);
-            src += lds;
+            src = l * R + q + 1 == left ? next : src + lds;
             __asm__("" : "+r"(src));
         }
     }
@@ -58,6 +61,12 @@ XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t 
         for (size_t k = 0; k < R; k++)
             v[k] = w[k];
     }
+}
+
+/* A block of rows lds apart (the switch never taken: the compiler drops it). */
+XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t lds, xpf_vec v[16])
+{
+    xpf_transpose_split(es, src, lds, SIZE_MAX, src, v);
 }
 
 /* Blocks walk down a tile one 16-byte column at a time, so every source row of the tile is a stream of its own that
@@ -83,11 +92,9 @@ XPF_INLINE void xpf_prefetch_ahead(size_t es, const unsigned char *src, size_t l
         xpf_prefetch_rows((uintptr_t)src + (col_b / 16) % 4 * q * lds + ahead, lds, q);
 }
 
-/* A block stored straight from the registers: destination rows aligned to the register width. */
-XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
+/* A transposed block's R destination rows, each one register, stored from dst (aligned to the register width). */
+XPF_INLINE void xpf_store_rows(size_t es, const xpf_vec v[16], unsigned char *dst, size_t ldd, int nt)
 {
-    xpf_vec v[16];
-    xpf_transpose_block(es, src, lds, v);
     XPF_UNROLL
     for (size_t m = 0; m < 16 / es; m++) {
         if (nt)
@@ -95,6 +102,14 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
         else
             xpf_store(dst + m * ldd, v[m]);
     }
+}
+
+/* A block stored straight from the registers: destination rows aligned to the register width. */
+XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
+{
+    xpf_vec v[16];
+    xpf_transpose_block(es, src, lds, v);
+    xpf_store_rows(es, v, dst, ldd, nt);
 }
 
 /* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a register's
@@ -183,6 +198,49 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
         xpf_region(N, src, lds, ni, nj, dst, ldd, 1, 1);                                                               \
     }
 XP_FOR_EACH_ELEM(XPF_REGION_)
+
+/* A region whose source rows come in runs at their own addresses (a permutation's gathered rows, xp_fast_runs_fn), read
+ * where they lie instead of copied into a buffer of one pitch first: blocks that straddle two runs switch rows at the
+ * boundary (runs are at least a block tall). Whole blocks only; columns outer, as in xpf_region. */
+XPF_INLINE void xpf_region_runs(size_t es, const unsigned char *const *runs, size_t head, size_t run, size_t lds,
+                                size_t ni, size_t nj, unsigned char *dst, size_t ldd, int nt)
+{
+    const size_t R = 16 / es, H = XPF_LANES * R;
+    for (size_t j = 0; j < nj; j += R) {
+        size_t k = 0, r = 0, left = head; /* the block's run, its first row in it, the run's rows from there */
+        for (size_t i = 0; i < ni; i += H) {
+            const unsigned char *s = runs[k] + r * lds + j * es;
+            xpf_vec v[16];
+            if (left > H) {
+                xpf_transpose_block(es, s, lds, v);
+                r += H;
+                left -= H;
+            } else {
+                if (left == H)
+                    xpf_transpose_block(es, s, lds, v);
+                else
+                    xpf_transpose_split(es, s, lds, left, runs[k + 1] + j * es, v);
+                k++;
+                r = H - left;
+                left = run - r;
+            }
+            xpf_store_rows(es, v, dst + j * ldd + i * es, ldd, nt);
+        }
+    }
+}
+
+#define XPF_RUNS_(N, T)                                                                                                \
+    static XPF_TARGET void xpf_runs_##N(const unsigned char *const *runs, size_t head, size_t run, size_t lds,         \
+                                        size_t ni, size_t nj, unsigned char *dst, size_t ldd)                          \
+    {                                                                                                                  \
+        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 0);                                                 \
+    }                                                                                                                  \
+    static XPF_TARGET void xpf_runs_nt_##N(const unsigned char *const *runs, size_t head, size_t run, size_t lds,      \
+                                           size_t ni, size_t nj, unsigned char *dst, size_t ldd)                       \
+    {                                                                                                                  \
+        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 1);                                                 \
+    }
+XP_FOR_EACH_ELEM(XPF_RUNS_)
 
 #ifdef XPF_MERGE
 /* The phase of each of the R destination rows from dst (pitch ldd) in its line, and prev cleared. */
@@ -408,4 +466,6 @@ const xp_fast_isa XPF_ISA = {
      {xpf_region_nt_1, xpf_region_nt_2, xpf_region_nt_4, xpf_region_nt_8, xpf_region_nt_16}},
     {xpf_region_dense_1, xpf_region_dense_2, xpf_region_dense_4, xpf_region_dense_8, xpf_region_dense_16},
     {xpf_row_plain, xpf_row_nt},
-    XPF_LINES_TABLE};
+    XPF_LINES_TABLE,
+    {{xpf_runs_1, xpf_runs_2, xpf_runs_4, xpf_runs_8, xpf_runs_16},
+     {xpf_runs_nt_1, xpf_runs_nt_2, xpf_runs_nt_4, xpf_runs_nt_8, xpf_runs_nt_16}}};
