@@ -288,23 +288,22 @@ static int run_plan(void *ctx)
     return xpose_permute_execute(r->plan, r->src, r->out);
 }
 
-/* The 2-D yardstick's row: cpu-fast on d->flat, verified and timed as a transpose row; its plan column says what it
- * is (results.py reads the ratio from it). */
-static int flat_row(const bench_opts *o, pdata *d, int reps, bench_result *res)
+/* The 2-D yardstick's row: cpu-fast on d->flat, verified like a transpose row; its plan column says what it is
+ * (results.py reads the ratio from it). */
+static void flat_row(const bench_opts *o, pdata *d, bench_row *row)
 {
-    bench_row row;
-    row_case(&row, d, "cpu-fast", XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, o);
-    row.rows = d->flat.rows;
-    row.cols = d->flat.cols;
-    snprintf(row.plan, sizeof row.plan, "yardstick: a 2-D %zux%zu transpose of the same bytes", d->flat.rows,
+    row_case(row, d, "cpu-fast", XPOSE_BACKEND_CPU, XPOSE_FAMILY_TRANSPOSE, o);
+    row->rows = d->flat.rows;
+    row->cols = d->flat.cols;
+    snprintf(row->plan, sizeof row->plan, "yardstick: a 2-D %zux%zu transpose of the same bytes", d->flat.rows,
              d->flat.cols);
     progress("cpu-fast");
-    time_cpu_variant("cpu-fast", &d->flat, d->src, d->flat_ref, d->bytes, d->out, d->bytes, reps, !o->warm, &row);
-    return result_push(res, &row);
+    check_cpu_variant("cpu-fast", &d->flat, d->src, d->flat_ref, d->bytes, d->out, d->bytes, row);
 }
 
-/* The CPU rows of one case, one pass per --threads value: the two copies (references: held until both ran), cpu-fast
- * on a 2-D transpose of the same bytes (flat_shape), then the permutation. */
+/* The CPU rows of one case, one pass per --threads value: the two copies (references), cpu-fast on a 2-D transpose of
+ * the same bytes (flat_shape) and the permutation, each verified, then timed in turn (time_cpu_turns): the target is
+ * a ratio of two of them. */
 static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, bench_result *res)
 {
     const int reps = o->reps ? o->reps : 5;
@@ -313,30 +312,48 @@ static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, ben
         if (env->tp.n)
             xpose_set_threads(env->tp.t[p]);
         static const char *const copies[2] = {"cpu-memcpy", "cpu-stream"};
-        bench_row row;
-        result_hold(res);
-        for (int k = 0; k < 2 && !st; k++) {
-            row_case(&row, d, copies[k], XPOSE_BACKEND_CPU, XPOSE_FAMILY_COPY, o);
+        bench_row rows[4];
+        transpose_run tr[3];
+        plan_run pr = {d->plan, d->src, d->out};
+        int (*run[4])(void *) = {run_transpose, run_transpose, run_transpose, run_plan};
+        void *ctx[4] = {&tr[0], &tr[1], &tr[2], &pr};
+        bench_row *timed[4];
+        int (*trun[4])(void *);
+        void *tctx[4];
+        int n = 0, nrows = 0;
+        for (int k = 0; k < 2; k++) {
+            row_case(&rows[k], d, copies[k], XPOSE_BACKEND_CPU, XPOSE_FAMILY_COPY, o);
             progress(copies[k]);
-            time_cpu_variant(copies[k], &d->copy, d->src, d->src, d->bytes, d->out, d->bytes, reps, !o->warm, &row);
-            st = result_push(res, &row);
+            check_cpu_variant(copies[k], &d->copy, d->src, d->src, d->bytes, d->out, d->bytes, &rows[k]);
+            tr[k] = (transpose_run){copies[k], &d->copy, d->src, d->out};
         }
-        result_release(res);
-        if (!st && d->flat.rows)
-            st = flat_row(o, d, reps, res);
-        permute_row(&row, d, o);
-        if (!st && row.status == XPOSE_OK) {
-            progress(row.variant);
+        nrows = 2;
+        if (d->flat.rows) {
+            flat_row(o, d, &rows[2]);
+            tr[2] = (transpose_run){"cpu-fast", &d->flat, d->src, d->out};
+            nrows = 3;
+        }
+        bench_row *prow = &rows[nrows];
+        permute_row(prow, d, o);
+        if (prow->status == XPOSE_OK) {
+            progress(prow->variant);
             xv_poison(d->out, d->bytes);
-            row.status = xpose_permute_execute(d->plan, d->src, d->out);
+            prow->status = xpose_permute_execute(d->plan, d->src, d->out);
             size_t first;
-            row.verified = row.status == XPOSE_OK && xv_compare(d->out, d->ref, d->bytes, &first) == 0;
-            plan_run r = {d->plan, d->src, d->out};
-            if (row.status == XPOSE_OK)
-                time_cpu_runs(run_plan, &r, reps, !o->warm, &row);
+            prow->verified = prow->status == XPOSE_OK && xv_compare(d->out, d->ref, d->bytes, &first) == 0;
         }
-        if (!st)
-            st = result_push(res, &row);
+        for (int i = 0; i <= nrows; i++)
+            if (rows[i].status == XPOSE_OK) {
+                const int r = i == nrows ? 3 : i;
+                timed[n] = &rows[i], trun[n] = run[r], tctx[n++] = ctx[r];
+            }
+        time_cpu_turns(n, trun, tctx, reps, !o->warm, timed);
+        result_hold(res);
+        for (int k = 0; k < 2 && !st; k++)
+            st = result_push(res, &rows[k]);
+        result_release(res);
+        for (int i = 2; i <= nrows && !st; i++)
+            st = result_push(res, &rows[i]);
     }
     return st;
 }
@@ -427,8 +444,12 @@ int bench_permute(const bench_opts *o, const bench_env *env, bench_result *res)
         pdata_end(&d);
         progress(NULL);
     }
-    if (cpu)
+    if (cpu) {
         cpu_flush_note(res, cold);
+        note_add(res,
+                 "CPU rows of a case timed in turn, round by round (the copies, the 2-D yardstick, the permutation), "
+                 "a round starting one row further on each time");
+    }
     cpu_flush_free();
     if (gpu)
         gpu_timing_note(res, 0);

@@ -23,30 +23,30 @@ static void row_layout(bench_row *row, const xpose_layout *lay)
     row->bytes = 2.0 * (double)lay->rows * (double)lay->cols * (double)lay->elem_size * (double)row->batch;
 }
 
-/* One CPU transpose call, as time_cpu_runs calls it. */
-typedef struct transpose_run {
-    const char *id;
-    const xpose_layout *lay;
-    const void *src;
-    void *out;
-} transpose_run;
-
-static int run_transpose(void *ctx)
+/* One CPU transpose call, as time_cpu_runs calls it (ctx: a transpose_run). */
+int run_transpose(void *ctx)
 {
     const transpose_run *r = ctx;
     return xpose_transpose_variant(r->id, r->lay, r->src, r->out);
 }
 
-/* Runs one CPU variant: poison, run, compare in full with the reference, then time. */
-void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
-                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
+/* One CPU variant: poison, run, compare in full with the reference. */
+void check_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
+                       void *out, size_t dst_bytes, bench_row *row)
 {
     xv_poison(out, dst_bytes);
     row->status = xpose_transpose_variant(id, lay, src, out);
+    size_t first;
+    row->verified = row->status == XPOSE_OK && xv_compare(out, want, cmp_bytes, &first) == 0;
+}
+
+/* The same, then timed. */
+void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
+                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
+{
+    check_cpu_variant(id, lay, src, want, cmp_bytes, out, dst_bytes, row);
     if (row->status != XPOSE_OK)
         return;
-    size_t first;
-    row->verified = xv_compare(out, want, cmp_bytes, &first) == 0;
     transpose_run r = {id, lay, src, out};
     time_cpu_runs(run_transpose, &r, reps, flush, row);
 }

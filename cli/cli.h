@@ -157,6 +157,9 @@ void cpu_flush_free(void);
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
 /* The same with prep(ctx) before each run and its flush, outside the timed span (NULL: nothing). */
 void time_cpu_runs_prep(void (*prep)(void *ctx), int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
+/* n rows timed in turn, round by round (each call after a flush if asked), into row[0 .. n). */
+void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], int reps, int flush,
+                    bench_row *const row[]);
 
 /* bench.c: `xpose bench`; bench_transpose.c and bench_reduce.c: the two benches it runs. Each selects its rows
  * (CLI_EXIT_USAGE with one line where nothing can run), calls result_start, then pushes its rows as they finish. */
@@ -173,6 +176,16 @@ int bench_dist(const bench_opts *o, const bench_env *env, bench_result *res);
 size_t phys_bytes(void);
 void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
                       void *out, size_t dst_bytes, int reps, int flush, bench_row *row);
+/* time_cpu_variant's run and check without the timing (row->status, row->verified), and the call it times. */
+typedef struct transpose_run {
+    const char *id;
+    const xpose_layout *lay;
+    const void *src;
+    void *out;
+} transpose_run;
+void check_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
+                       void *out, size_t dst_bytes, bench_row *row);
+int run_transpose(void *ctx);
 void gpu_timing_note(bench_result *res, int by_row);
 
 /* result.c: the rows of a run. result_start opens the outputs (report_open) and writes their headers;
