@@ -347,7 +347,8 @@ static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, ben
                 const int r = i == nrows ? 3 : i;
                 timed[n] = &rows[i], trun[n] = run[r], tctx[n++] = ctx[r];
             }
-        time_cpu_turns(n, trun, tctx, reps, !o->warm, timed);
+        const int treps[4] = {reps, reps, reps, reps};
+        time_cpu_turns(n, trun, tctx, treps, !o->warm, timed);
         result_hold(res);
         for (int k = 0; k < 2 && !st; k++)
             st = result_push(res, &rows[k]);

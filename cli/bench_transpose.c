@@ -40,17 +40,6 @@ void check_cpu_variant(const char *id, const xpose_layout *lay, const void *src,
     row->verified = row->status == XPOSE_OK && xv_compare(out, want, cmp_bytes, &first) == 0;
 }
 
-/* The same, then timed. */
-void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
-                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row)
-{
-    check_cpu_variant(id, lay, src, want, cmp_bytes, out, dst_bytes, row);
-    if (row->status != XPOSE_OK)
-        return;
-    transpose_run r = {id, lay, src, out};
-    time_cpu_runs(run_transpose, &r, reps, flush, row);
-}
-
 typedef struct shape {
     size_t rows, cols, es;
 } shape;
@@ -125,6 +114,20 @@ typedef struct shape_jobs {
     int n, reps;
 } shape_jobs;
 
+/* A pass's CPU rows, verified as they come and timed together at the pass's end (run_pass): k is the row's place in
+ * the selection (references first). */
+typedef struct cpu_job {
+    char id[96];
+    transpose_run run;
+    bench_row row;
+    int reps, k;
+} cpu_job;
+
+typedef struct cpu_jobs {
+    cpu_job *job;
+    int n;
+} cpu_jobs;
+
 /* Times the shape's waiting GPU rows, in turn (or the one row just verified, with --by-row), and pushes them. */
 static int time_jobs(shape_jobs *q, bench_result *res)
 {
@@ -151,10 +154,11 @@ static int shape_on_gpu(shape_data *d)
     return 0;
 }
 
-/* Runs variant v on the shape: a CPU row is timed and pushed now, a GPU row verified now and queued in q, to be
- * timed with the shape's other GPU rows; `implicit`: a reference the user did not ask for. */
-static int run_variant(const bench_opts *o, const xpose_variant_info *v, int implicit, shape_data *d, shape_jobs *q,
-                       bench_result *res)
+/* Runs variant v (the selection's k-th) on the shape: a CPU row is verified now and queued in c, to be timed with
+ * the pass's other CPU rows; a GPU row verified now and queued in q, to be timed with the shape's other GPU rows;
+ * `implicit`: a reference the user did not ask for. */
+static int run_variant(const bench_opts *o, const xpose_variant_info *v, int implicit, int k, shape_data *d,
+                       shape_jobs *q, cpu_jobs *c, bench_result *res)
 {
     char id[96];
     variant_id(v, id, sizeof id);
@@ -170,12 +174,17 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     const xpose_layout *vl = copy ? &d->dense : &d->lay;
     const void *want = copy ? (const void *)d->src : (const void *)d->ref;
     size_t cmp = copy ? d->dense_bytes : d->db;
-    bench_row cpu_row, *row = gpu ? &q->row[q->n] : &cpu_row; /* a GPU row waits in q until it is timed */
+    cpu_job *cj = gpu ? NULL : &c->job[c->n++];
+    bench_row *row = gpu ? &q->row[q->n] : &cj->row; /* it waits in q or c until it is timed */
     row_start(row, v, o, d->sh.es);
     row_layout(row, vl);
     if (!gpu) {
-        time_cpu_variant(id, vl, d->src, want, cmp, d->out, d->db, reps, !o->warm, row);
-        return result_push(res, row);
+        snprintf(cj->id, sizeof cj->id, "%s", id);
+        cj->run = (transpose_run){cj->id, vl, d->src, d->out};
+        cj->reps = reps;
+        cj->k = k;
+        check_cpu_variant(id, vl, d->src, want, cmp, d->out, d->db, row);
+        return 0;
     }
     gpu_verify_variant(id, vl, want, cmp, row);
     if (row->status != XPOSE_OK)
@@ -189,26 +198,53 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     return o->by_row ? time_jobs(q, res) : 0;
 }
 
+/* Times the pass's verified CPU rows in turn (time_cpu_turns: the bench's ratios are of rows timed side by side) and
+ * pushes them all in the selection's order, the references held until both are in. */
+static int time_cpu_jobs(const bench_opts *o, const selection *sel, cpu_jobs *c, bench_result *res)
+{
+    const size_t m = (size_t)(c->n > 0 ? c->n : 1);
+    int (**run)(void *) = malloc(sizeof *run * m), *reps = malloc(sizeof *reps * m);
+    void **ctx = malloc(sizeof *ctx * m);
+    bench_row **rows = malloc(sizeof *rows * m);
+    int n = 0, st = 0;
+    for (int j = 0; j < c->n; j++)
+        if (c->job[j].row.status == XPOSE_OK) {
+            if (!run || !reps || !ctx || !rows)
+                c->job[j].row.status = XPOSE_ERR_NO_MEMORY;
+            else
+                run[n] = run_transpose, ctx[n] = &c->job[j].run, reps[n] = c->job[j].reps, rows[n++] = &c->job[j].row;
+        }
+    time_cpu_turns(n, run, ctx, reps, !o->warm, rows);
+    free(run), free(reps), free(ctx), free(rows);
+    for (int j = 0; j < c->n && !st; j++) {
+        if (c->job[j].k >= sel->nref)
+            result_release(res);
+        st = result_push(res, &c->job[j].row);
+    }
+    c->n = 0;
+    return st;
+}
+
 /* One --threads pass over the selection on a shape: the first pass runs every variant, later passes only the CPU
  * ones that use the threads (a GPU row, cpu-naive or OpenBLAS's omatcopy would repeat the first pass's run). */
 static int run_pass(const bench_opts *o, const selection *sel, int pass, int gpu, shape_data *d, shape_jobs *q,
-                    bench_result *res)
+                    cpu_jobs *c, bench_result *res)
 {
     int st = 0;
     result_hold(res); /* the references, which come first */
     for (int k = 0; k < sel->n && !st; k++) {
         xpose_variant_info v;
         xpose_variant_get(sel->idx[k], &v);
-        if (k == sel->nref)
-            result_release(res);
         if (!(v.elem_sizes & (unsigned)d->sh.es))
             continue; /* this variant does not take this element size */
         if (v.backend == XPOSE_BACKEND_CUDA && (!gpu || pass > 0))
             continue;
         if (pass > 0 && !v.threaded)
             continue; /* runs on one thread in every pass: timed once, in the first */
-        st = run_variant(o, &v, sel->implicit[k], d, q, res);
+        st = run_variant(o, &v, sel->implicit[k], k, d, q, c, res);
     }
+    if (!st)
+        st = time_cpu_jobs(o, sel, c, res);
     result_release(res);
     return st;
 }
@@ -224,7 +260,8 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, const 
     res->setup++;
     const size_t most = (size_t)sel->n + 1; /* the GPU rows of one shape; + 1: never a malloc(0) */
     shape_jobs q = {malloc(sizeof(gpu_job) * most), malloc(sizeof(bench_row) * most), 0, 0};
-    if (!q.job || !q.row) {
+    cpu_jobs c = {malloc(sizeof(cpu_job) * most), 0};
+    if (!q.job || !q.row || !c.job) {
         fprintf(stderr, "xpose: out of memory for the GPU rows\n");
         st = CLI_EXIT_USAGE;
     }
@@ -232,12 +269,13 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, const 
     for (int p = 0; p < (tp->n ? tp->n : 1) && !st; p++) {
         if (tp->n)
             xpose_set_threads(tp->t[p]);
-        st = run_pass(o, sel, p, env->gpu, &d, &q, res);
+        st = run_pass(o, sel, p, env->gpu, &d, &q, &c, res);
     }
     if (!st)
         st = time_jobs(&q, res);
     free(q.job);
     free(q.row);
+    free(c.job);
     progress(NULL);
     shape_end(&d);
     return st;
@@ -374,8 +412,11 @@ static int run_shapes(const bench_opts *o, const selection *sel, const shape *sh
         cpu_flush_init();
     for (int i = 0; i < ns && !st; i++)
         st = run_shape(o, sel, shapes[i], env, res);
-    if (cpu_rows)
+    if (cpu_rows) {
         cpu_flush_note(res, cold);
+        note_add(res, "CPU rows of a shape and thread count timed in turn, round by round, a round starting one row "
+                      "further on each time");
+    }
     cpu_flush_free();
     if (env->gpu && sel_has_backend(sel, XPOSE_BACKEND_CUDA))
         gpu_timing_note(res, o->by_row);

@@ -157,8 +157,8 @@ void cpu_flush_free(void);
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
 /* The same with prep(ctx) before each run and its flush, outside the timed span (NULL: nothing). */
 void time_cpu_runs_prep(void (*prep)(void *ctx), int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
-/* n rows timed in turn, round by round (each call after a flush if asked), into row[0 .. n). */
-void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], int reps, int flush,
+/* n rows timed in turn, round by round (each call after a flush if asked), row i up to reps[i] calls, into row[i]. */
+void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], const int reps[], int flush,
                     bench_row *const row[]);
 
 /* bench.c: `xpose bench`; bench_transpose.c and bench_reduce.c: the two benches it runs. Each selects its rows
@@ -171,12 +171,9 @@ int bench_permute(const bench_opts *o, const bench_env *env, bench_result *res);
 /* bench_dist.c (dist_none.c where NCCL was not found): one process of `mpirun -np P xpose bench --op dist`. */
 int bench_dist(const bench_opts *o, const bench_env *env, bench_result *res);
 /* bench_transpose.c's helpers that bench_permute.c shares: the host's memory in bytes; one CPU variant run into
- * poisoned out (dst_bytes), its first cmp_bytes compared with want, then timed (reps, flush) into row; the note on
- * how GPU rows were timed. */
+ * poisoned out (dst_bytes), its first cmp_bytes compared with want (row->status, row->verified); the call that
+ * times it (time_cpu_turns' run, ctx a transpose_run); the note on how GPU rows were timed. */
 size_t phys_bytes(void);
-void time_cpu_variant(const char *id, const xpose_layout *lay, const void *src, const void *want, size_t cmp_bytes,
-                      void *out, size_t dst_bytes, int reps, int flush, bench_row *row);
-/* time_cpu_variant's run and check without the timing (row->status, row->verified), and the call it times. */
 typedef struct transpose_run {
     const char *id;
     const xpose_layout *lay;

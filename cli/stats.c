@@ -43,36 +43,38 @@ void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_
 
 /* Times n rows in turn: round k runs each call once (a cache flush before each when `flush`), starting from call k mod
  * n, so that a shared machine's slow spells fall on every row alike where timing the rows one after another let them
- * fall on one (the ratio of two rows of a case varied by 10-15 % between runs on the CI VM). Each row gets its samples'
- * statistics (row_times); a call that fails ends its row (its status); the rounds stop after 3 once a row has 5 s
- * timed. */
-void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], int reps, int flush,
+ * fall on one (the ratio of two rows of a case varied by 10-15 % between runs on the CI VM). Row i takes up to
+ * reps[i] calls, and stops after 3 once it has 5 s timed, as in time_cpu_runs_prep; a call that fails ends its row
+ * (its status). Each row gets its samples' statistics (row_times). */
+void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], const int reps[], int flush,
                     bench_row *const row[])
 {
-    double *t = malloc(sizeof(double) * (size_t)reps * (size_t)(n > 0 ? n : 1)), most = 0;
+    int most = 0;
+    for (int i = 0; i < n; i++)
+        most = reps[i] > most ? reps[i] : most;
+    double *t = malloc(sizeof(double) * (size_t)(most > 0 ? most : 1) * (size_t)(n > 0 ? n : 1)),
+           *timed = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
     int *got = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
-    if (!t || !got) {
+    if (!t || !timed || !got) {
         for (int i = 0; i < n; i++)
             row[i]->status = XPOSE_ERR_NO_MEMORY;
-        free(t), free(got);
+        free(t), free(timed), free(got);
         return;
     }
-    for (int k = 0; k < reps && (k < 3 || most <= 5000); k++)
+    for (int k = 0; k < most; k++)
         for (int q = 0; q < n; q++) {
             const int i = (q + k) % n;
-            if (row[i]->status != XPOSE_OK)
+            if (row[i]->status != XPOSE_OK || got[i] >= reps[i] || (got[i] >= 3 && timed[i] > 5000))
                 continue;
             if (flush)
                 cpu_flush();
             double t0 = now_ms();
             row[i]->status = run[i](ctx[i]);
-            double *ti = t + (size_t)i * (size_t)reps, sum = 0;
-            ti[got[i]++] = now_ms() - t0;
-            for (int j = 0; j < got[i]; j++)
-                sum += ti[j];
-            most = sum > most ? sum : most;
+            const double ms = now_ms() - t0;
+            t[(size_t)i * (size_t)most + (size_t)got[i]++] = ms;
+            timed[i] += ms;
         }
     for (int i = 0; i < n; i++)
-        row_times(row[i], t + (size_t)i * (size_t)reps, got[i], 0);
-    free(t), free(got);
+        row_times(row[i], t + (size_t)i * (size_t)most, got[i], 0);
+    free(t), free(timed), free(got);
 }
