@@ -315,23 +315,19 @@ static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, ben
         bench_row rows[4];
         transpose_run tr[3];
         plan_run pr = {d->plan, d->src, d->out};
-        int (*run[4])(void *) = {run_transpose, run_transpose, run_transpose, run_plan};
-        void *ctx[4] = {&tr[0], &tr[1], &tr[2], &pr};
-        bench_row *timed[4];
-        int (*trun[4])(void *);
-        void *tctx[4];
-        int n = 0, nrows = 0;
+        cpu_turn turn[4];
+        int nrows = 0;
         for (int k = 0; k < 2; k++) {
             row_case(&rows[k], d, copies[k], XPOSE_BACKEND_CPU, XPOSE_FAMILY_COPY, o);
             progress(copies[k]);
             check_cpu_variant(copies[k], &d->copy, d->src, d->src, d->bytes, d->out, d->bytes, &rows[k]);
             tr[k] = (transpose_run){copies[k], &d->copy, d->src, d->out};
+            turn[nrows++] = (cpu_turn){NULL, run_transpose, &tr[k], reps, &rows[k]};
         }
-        nrows = 2;
         if (d->flat.rows) {
             flat_row(o, d, &rows[2]);
             tr[2] = (transpose_run){"cpu-fast", &d->flat, d->src, d->out};
-            nrows = 3;
+            turn[nrows++] = (cpu_turn){NULL, run_transpose, &tr[2], reps, &rows[2]};
         }
         bench_row *prow = &rows[nrows];
         permute_row(prow, d, o);
@@ -342,13 +338,8 @@ static int run_cpu_case(const bench_opts *o, const bench_env *env, pdata *d, ben
             size_t first;
             prow->verified = prow->status == XPOSE_OK && xv_compare(d->out, d->ref, d->bytes, &first) == 0;
         }
-        for (int i = 0; i <= nrows; i++)
-            if (rows[i].status == XPOSE_OK) {
-                const int r = i == nrows ? 3 : i;
-                timed[n] = &rows[i], trun[n] = run[r], tctx[n++] = ctx[r];
-            }
-        const int treps[4] = {reps, reps, reps, reps};
-        time_cpu_turns(n, trun, tctx, treps, !o->warm, timed);
+        turn[nrows] = (cpu_turn){NULL, run_plan, &pr, reps, prow};
+        time_cpu_turns(turn, nrows + 1, !o->warm); /* rows that failed their check are left out */
         result_hold(res);
         for (int k = 0; k < 2 && !st; k++)
             st = result_push(res, &rows[k]);

@@ -115,16 +115,17 @@ typedef struct shape_jobs {
 } shape_jobs;
 
 /* A pass's CPU rows, verified as they come and timed together at the pass's end (run_pass): k is the row's place in
- * the selection (references first). */
+ * the selection (references first); turn[j] times job[j]. */
 typedef struct cpu_job {
     char id[96];
     transpose_run run;
     bench_row row;
-    int reps, k;
+    int k;
 } cpu_job;
 
 typedef struct cpu_jobs {
     cpu_job *job;
+    cpu_turn *turn;
     int n;
 } cpu_jobs;
 
@@ -174,15 +175,15 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
     const xpose_layout *vl = copy ? &d->dense : &d->lay;
     const void *want = copy ? (const void *)d->src : (const void *)d->ref;
     size_t cmp = copy ? d->dense_bytes : d->db;
-    cpu_job *cj = gpu ? NULL : &c->job[c->n++];
+    cpu_job *cj = gpu ? NULL : &c->job[c->n];
     bench_row *row = gpu ? &q->row[q->n] : &cj->row; /* it waits in q or c until it is timed */
     row_start(row, v, o, d->sh.es);
     row_layout(row, vl);
     if (!gpu) {
         snprintf(cj->id, sizeof cj->id, "%s", id);
         cj->run = (transpose_run){cj->id, vl, d->src, d->out};
-        cj->reps = reps;
         cj->k = k;
+        c->turn[c->n++] = (cpu_turn){NULL, run_transpose, &cj->run, reps, row};
         check_cpu_variant(id, vl, d->src, want, cmp, d->out, d->db, row);
         return 0;
     }
@@ -202,20 +203,8 @@ static int run_variant(const bench_opts *o, const xpose_variant_info *v, int imp
  * pushes them all in the selection's order, the references held until both are in. */
 static int time_cpu_jobs(const bench_opts *o, const selection *sel, cpu_jobs *c, bench_result *res)
 {
-    const size_t m = (size_t)(c->n > 0 ? c->n : 1);
-    int (**run)(void *) = malloc(sizeof *run * m), *reps = malloc(sizeof *reps * m);
-    void **ctx = malloc(sizeof *ctx * m);
-    bench_row **rows = malloc(sizeof *rows * m);
-    int n = 0, st = 0;
-    for (int j = 0; j < c->n; j++)
-        if (c->job[j].row.status == XPOSE_OK) {
-            if (!run || !reps || !ctx || !rows)
-                c->job[j].row.status = XPOSE_ERR_NO_MEMORY;
-            else
-                run[n] = run_transpose, ctx[n] = &c->job[j].run, reps[n] = c->job[j].reps, rows[n++] = &c->job[j].row;
-        }
-    time_cpu_turns(n, run, ctx, reps, !o->warm, rows);
-    free(run), free(reps), free(ctx), free(rows);
+    int st = 0;
+    time_cpu_turns(c->turn, c->n, !o->warm); /* rows that failed their check are left out */
     for (int j = 0; j < c->n && !st; j++) {
         if (c->job[j].k >= sel->nref)
             result_release(res);
@@ -260,8 +249,8 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, const 
     res->setup++;
     const size_t most = (size_t)sel->n + 1; /* the GPU rows of one shape; + 1: never a malloc(0) */
     shape_jobs q = {malloc(sizeof(gpu_job) * most), malloc(sizeof(bench_row) * most), 0, 0};
-    cpu_jobs c = {malloc(sizeof(cpu_job) * most), 0};
-    if (!q.job || !q.row || !c.job) {
+    cpu_jobs c = {malloc(sizeof(cpu_job) * most), malloc(sizeof(cpu_turn) * most), 0};
+    if (!q.job || !q.row || !c.job || !c.turn) {
         fprintf(stderr, "xpose: out of memory for the GPU rows\n");
         st = CLI_EXIT_USAGE;
     }
@@ -276,6 +265,7 @@ static int run_shape(const bench_opts *o, const selection *sel, shape sh, const 
     free(q.job);
     free(q.row);
     free(c.job);
+    free(c.turn);
     progress(NULL);
     shape_end(&d);
     return st;

@@ -157,9 +157,16 @@ void cpu_flush_free(void);
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
 /* The same with prep(ctx) before each run and its flush, outside the timed span (NULL: nothing). */
 void time_cpu_runs_prep(void (*prep)(void *ctx), int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row);
-/* n rows timed in turn, round by round (each call after a flush if asked), row i up to reps[i] calls, into row[i]. */
-void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], const int reps[], int flush,
-                    bench_row *const row[]);
+/* One row of time_cpu_turns: its call (prep before each, untimed, where not NULL), up to reps of them, into row. */
+typedef struct cpu_turn {
+    void (*prep)(void *ctx);
+    int (*run)(void *ctx);
+    void *ctx;
+    int reps;
+    bench_row *row;
+} cpu_turn;
+/* n rows timed in turn, round by round, each call after a flush if asked. */
+void time_cpu_turns(const cpu_turn *t, int n, int flush);
 
 /* bench.c: `xpose bench`; bench_transpose.c and bench_reduce.c: the two benches it runs. Each selects its rows
  * (CLI_EXIT_USAGE with one line where nothing can run), calls result_start, then pushes its rows as they finish. */

@@ -16,24 +16,8 @@ double now_ms(void)
  * timed (re-fills and flushes not counted). */
 void time_cpu_runs_prep(void (*prep)(void *ctx), int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row)
 {
-    double *t = malloc(sizeof(double) * (size_t)reps), timed = 0;
-    if (!t) {
-        row->status = XPOSE_ERR_NO_MEMORY;
-        return;
-    }
-    int k = 0;
-    while (k < reps && row->status == XPOSE_OK && (k < 3 || timed <= 5000)) {
-        if (prep)
-            prep(ctx);
-        if (flush)
-            cpu_flush();
-        double t0 = now_ms();
-        row->status = run(ctx);
-        t[k] = now_ms() - t0;
-        timed += t[k++];
-    }
-    row_times(row, t, k, 0);
-    free(t);
+    cpu_turn t = {prep, run, ctx, reps, row};
+    time_cpu_turns(&t, 1, flush);
 }
 
 void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_row *row)
@@ -41,40 +25,46 @@ void time_cpu_runs(int (*run)(void *ctx), void *ctx, int reps, int flush, bench_
     time_cpu_runs_prep(NULL, run, ctx, reps, flush, row);
 }
 
-/* Times n rows in turn: round k runs each call once (a cache flush before each when `flush`), starting from call k mod
- * n, so that a shared machine's slow spells fall on every row alike where timing the rows one after another let them
- * fall on one (the ratio of two rows of a case varied by 10-15 % between runs on the CI VM). Row i takes up to
- * reps[i] calls, and stops after 3 once it has 5 s timed, as in time_cpu_runs_prep; a call that fails ends its row
- * (its status). Each row gets its samples' statistics (row_times). */
-void time_cpu_turns(int n, int (*const run[])(void *ctx), void *const ctx[], const int reps[], int flush,
-                    bench_row *const row[])
+/* Times n rows in turn: round k runs each row's call once, starting from row k mod n, so that a shared machine's slow
+ * spells fall on every row alike where timing the rows one after another let them fall on one (the ratio of two rows
+ * of a case varied by 10-15 % between runs on the CI VM). Each call as in time_cpu_runs_prep: prep, flush, the timed
+ * call; a row takes up to its reps calls, stops after 3 once it has 5 s timed, and ends at a call that fails (its
+ * status). The rows whose status was XPOSE_OK on entry get their samples' statistics (row_times); the others are left
+ * as they are. */
+void time_cpu_turns(const cpu_turn *t, int n, int flush)
 {
     int most = 0;
     for (int i = 0; i < n; i++)
-        most = reps[i] > most ? reps[i] : most;
-    double *t = malloc(sizeof(double) * (size_t)(most > 0 ? most : 1) * (size_t)(n > 0 ? n : 1)),
-           *timed = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
-    int *got = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
-    if (!t || !timed || !got) {
+        most = t[i].reps > most ? t[i].reps : most;
+    const size_t rows = (size_t)(n > 0 ? n : 1);
+    double *ms = malloc(sizeof(double) * (size_t)(most > 0 ? most : 1) * rows), *timed = calloc(rows, sizeof(double));
+    int *got = calloc(rows, sizeof(int)), *began = calloc(rows, sizeof(int));
+    if (!ms || !timed || !got || !began) {
         for (int i = 0; i < n; i++)
-            row[i]->status = XPOSE_ERR_NO_MEMORY;
-        free(t), free(timed), free(got);
+            t[i].row->status = t[i].row->status == XPOSE_OK ? XPOSE_ERR_NO_MEMORY : t[i].row->status;
+        free(ms), free(timed), free(got), free(began);
         return;
     }
+    for (int i = 0; i < n; i++)
+        began[i] = t[i].row->status == XPOSE_OK;
     for (int k = 0; k < most; k++)
         for (int q = 0; q < n; q++) {
             const int i = (q + k) % n;
-            if (row[i]->status != XPOSE_OK || got[i] >= reps[i] || (got[i] >= 3 && timed[i] > 5000))
+            bench_row *row = t[i].row;
+            if (row->status != XPOSE_OK || got[i] >= t[i].reps || (got[i] >= 3 && timed[i] > 5000))
                 continue;
+            if (t[i].prep)
+                t[i].prep(t[i].ctx);
             if (flush)
                 cpu_flush();
-            double t0 = now_ms();
-            row[i]->status = run[i](ctx[i]);
-            const double ms = now_ms() - t0;
-            t[(size_t)i * (size_t)most + (size_t)got[i]++] = ms;
-            timed[i] += ms;
+            const double t0 = now_ms();
+            row->status = t[i].run(t[i].ctx);
+            const double took = now_ms() - t0;
+            ms[(size_t)i * (size_t)most + (size_t)got[i]++] = took;
+            timed[i] += took;
         }
     for (int i = 0; i < n; i++)
-        row_times(row[i], t + (size_t)i * (size_t)most, got[i], 0);
-    free(t), free(timed), free(got);
+        if (began[i])
+            row_times(t[i].row, ms + (size_t)i * (size_t)most, got[i], 0);
+    free(ms), free(timed), free(got), free(began);
 }
