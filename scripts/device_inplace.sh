@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # device_inplace.sh: the in-place transposes' GPU check, run on the device machine from the repository root: Release
 # build for sm_90, issue 38's shapes as % of memcpy of the same bytes in the same run (the seven rectangles, and squares
-# of at least 1 GiB at every element size; every row verified), then the GPU in-place tests. Logs and one CSV go to
-# $OUT (default ./device-out); a short table is printed last.
-# Usage: bash scripts/device_inplace.sh [--bench|--test]   (the benches or the tests only; $BUILD is reused where it
-# holds a build). LIMIT (405 s: one device call) bounds the whole script, TEST_SECONDS (130) what the benches leave
-# for the tests.
+# of at least 1 GiB at every element size; every row verified), then the GPU in-place tests and racecheck on rows split
+# over a cluster. Logs and one CSV go to $OUT (default ./device-out); a short table is printed last.
+# Usage: [SANITIZE=0] bash scripts/device_inplace.sh [--bench|--test]   (the benches or the tests only; $BUILD is
+# reused where it holds a build; SANITIZE=0: no racecheck). LIMIT (405 s: one device call) bounds the whole script,
+# TEST_SECONDS (130) what the benches leave for the tests.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -46,6 +46,15 @@ if [ "${1:-}" != "--bench" ]; then
     timeout "$t" "$B/tests/test_gpu_inplace" > "$OUT/test_gpu_inplace.log" 2>&1
     echo "test_gpu_inplace: exit $? ($(tail -1 "$OUT/test_gpu_inplace.log"); at ${SECONDS} s)"
     grep -E "check failed|FAILED|while:" "$OUT/test_gpu_inplace.log" | head -20
+    # racecheck on rows split over a cluster (distributed shared memory), gcd 1 and not, both forms, small enough to
+    # take seconds; one-block rows and the squares are covered by the same kernels' tests above.
+    for s in "3 26003 float split" "26003 3 float split" "4 26004 float split" "3 30011 double " "5 60013 u16 split"; do
+        set -- $s
+        [ "${SANITIZE:-1}" = 0 ] && break
+        compute-sanitizer --tool racecheck "$X" bench --op inplace --rows "$1" --cols "$2" --type "$3" --backend cuda \
+            --reps 1 --variants "inplace-rect/${4:-}" > "$OUT/racecheck.log" 2>&1
+        echo "racecheck ${1}x${2} $3 ${4:-production}: exit $? ($(grep -m1 'RACECHECK SUMMARY' "$OUT/racecheck.log"))"
+    done
 fi
 [ -f "$OUT/bench.log" ] || exit 0
 grep -h '^variant,' "$OUT/bench.log" | head -1 > "$CSV"

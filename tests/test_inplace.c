@@ -334,6 +334,29 @@ static void fast_division(void)
     CHECK(bad == 0, "fast division wrong in %zu cases", bad);
 }
 
+/* xp_gcd against Euclid's divisions, and xp_mod_inverse by multiplying back, on small and 32-bit operands. */
+static void modular_math(void)
+{
+    uint64_t s = 777;
+    size_t bad = 0, inverses = 0;
+    for (int t = 0; t < 20000; t++) {
+        uint64_t x = t < 4096 ? (uint64_t)(t % 64) : xv_splitmix(&s) >> (32 + t % 31);
+        uint64_t m = t < 4096 ? (uint64_t)(t / 64) : xv_splitmix(&s) >> (32 + t % 29);
+        uint64_t e0 = x, e1 = m;
+        while (e1) {
+            const uint64_t r = e0 % e1;
+            e0 = e1, e1 = r;
+        }
+        bad += xp_gcd(x, m) != e0;
+        if (m > 1 && e0 == 1) {
+            const uint64_t v = xp_mod_inverse(x, m);
+            bad += v >= m || x % m * v % m != 1;
+            inverses++;
+        }
+    }
+    CHECK(bad == 0 && inverses > 1000, "gcd or inverse wrong in %zu cases (%zu inverses)", bad, inverses);
+}
+
 /* The passes of xp_inplace_math.h, run one element at a time through a second buffer, transpose: the definitions the
  * CPU and CUDA passes implement, on every shape up to 40 x 40 in both forms. */
 static void pass_math(void)
@@ -375,6 +398,7 @@ int main(void)
 {
     mismatch_counter();
     fast_division();
+    modular_math();
     pass_math();
     bad_input();
     workspace();

@@ -100,6 +100,17 @@ XP_HD size_t xp_gcd(size_t a, size_t b)
     return a << k;
 }
 
+/* x^-1 mod m for gcd(x, m) = 1, m > 1 (extended Euclid). */
+XP_HD uint64_t xp_mod_inverse(uint64_t x, uint64_t m)
+{
+    int64_t r0 = (int64_t)m, r1 = (int64_t)(x % m), t0 = 0, t1 = 1;
+    while (r1) {
+        const int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+    }
+    return (uint64_t)(t0 < 0 ? t0 + (int64_t)m : t0);
+}
+
 /* The rectangular in-place transpose of Catanzaro, Keller and Garland ("A Decomposition for In-place Matrix
  * Transposition", PPoPP 2014), in the form docs/variants.md derives. Its passes work on a view of the buffer as R rows
  * of C elements; each pass permutes elements within rows (a row pass) or within columns (a column pass), so one row,

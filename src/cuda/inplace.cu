@@ -404,6 +404,7 @@ struct RectArgs {
     int fn, gather;            /* the pass (xp_ckg_pass) */
     unsigned mul, step; /* row pass: R mod C (R^-1 mod C where a gcd-1 scatter runs as a gather), threads mul mod C */
     int inv;            /* the row pass's gather runs a scatter's inverse map (rect_run) */
+    int gcd1;           /* the row pass takes rect_row's GCD1 path: gcd(R, C) = 1 (b >= C), at most two blocks a row */
     xp_fdiv fa, fb, fC, fR, fpart;
 };
 
@@ -458,8 +459,8 @@ template <class E> struct RowVec {
  * row's elements past a 16-byte boundary, so the row's vectors line up with shared memory's; the vectors cut by this
  * block's slots [lo, hi) go element by element. The permuted side moves an element a lane, a warp's lanes on
  * consecutive j (vectors there would put a warp's shared accesses KV x R apart, into a few banks), U of them in
- * flight a thread. The gather's loads are cp.async, the block's whole share in flight at once ("inplace: row pass
- * vectors"). */
+ * flight a thread. Where one block holds the row, the gather's loads are cp.async, the whole row in flight at once
+ * ("inplace: row pass vectors"). */
 template <class E, bool GCD1> __device__ void rect_row(const RectArgs &A, E *row, unsigned i, unsigned rank, char *own)
 {
     enum { KV = RowVec<E>::KV, U = sizeof(E) < 16 ? 8 : 4 }; /* U: 16-byte elements at 8 took 104 registers */
@@ -518,9 +519,12 @@ template <class E, bool GCD1> __device__ void rect_row(const RectArgs &A, E *row
         for (unsigned w = w0 + threadIdx.x; w < w1; w += T) {
             const long long j = (long long)w * KV - off;
             E *s = (E *)own + (w * KV - lo);
-            if (j >= lo && j + KV <= hi)
-                __pipeline_memcpy_async(s, base + (size_t)w * KV, 16);
-            else
+            if (j >= lo && j + KV <= hi) {
+                if (A.K == 1)
+                    __pipeline_memcpy_async(s, base + (size_t)w * KV, 16);
+                else /* racecheck flags cp.async data read across a cluster, even after both barriers */
+                    *(uint4 *)s = *(const uint4 *)(base + (size_t)w * KV);
+            } else
                 for (int e = 0; e < KV; e++)
                     if (j + e >= lo && j + e < hi)
                         s[e] = row[j + e];
@@ -612,7 +616,7 @@ template <class E, class V> __global__ void __launch_bounds__(RECT_THREADS, 2) r
         const unsigned q = (unsigned)(g % A.per_member);
         E *m = (E *)(A.data + b * A.member);
         if (A.fn == XP_CKG_SHUF) {
-            if (A.b >= A.C && A.K <= 2)
+            if (A.gcd1)
                 rect_row<E, true>(A, m + (size_t)q * A.C, q, rank, smem);
             else
                 rect_row<E, false>(A, m + (size_t)q * A.C, q, rank, smem);
@@ -686,17 +690,6 @@ static unsigned rect_split(const RectDevice &d, size_t slots, size_t unit, size_
     return 0;
 }
 
-/* x^-1 mod m, for gcd(x, m) = 1 (extended Euclid). */
-static unsigned mod_inverse(unsigned x, unsigned m)
-{
-    long long r0 = m, r1 = x % m, t0 = 0, t1 = 1;
-    while (r1) {
-        const long long q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
-        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
-    }
-    return (unsigned)(t0 < 0 ? t0 + m : t0 % (long long)m);
-}
-
 /* One launch of pass ps over the batch. */
 template <class E, class V>
 static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, const RectDevice &d)
@@ -725,8 +718,9 @@ static int rect_run(const xp_inplace_call *c, const xp_ckg &k, xp_ckg_pass ps, c
         /* A gcd-1 scatter on at most two blocks runs as the gather of its inverse map (rect_row's GCD1): a remote store
          * waits on nothing, but the scatter's register loads left a block 16 KiB in flight where the gather's cp.async
          * has its whole share ("inplace: row pass vectors"). */
-        if (k.b >= k.C && A.K <= 2 && !A.gather)
-            A.inv = 1, A.gather = 1, A.mul = mod_inverse(A.mul, A.C);
+        A.gcd1 = k.b >= k.C && A.K <= 2;
+        if (A.gcd1 && !A.gather)
+            A.inv = 1, A.gather = 1, A.mul = (unsigned)xp_mod_inverse(A.mul, A.C);
         A.step = (unsigned)((unsigned long long)RECT_THREADS % k.C * A.mul % k.C);
     } else {
         /* Strips of 128 bytes of a row where a block holds them, else narrower, down to one vector. */
