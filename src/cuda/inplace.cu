@@ -81,7 +81,42 @@ struct SqArgs {
     unsigned long long units, total; /* units of work a square, in the batch */
     unsigned walks;                  /* the units taken from this many parts of the order in turn */
     unsigned K;                      /* blocks a cluster, which meet between their loads and their stores */
+    unsigned long long spans;        /* WIDE: tile-column pairs a square */
+    unsigned group;                  /* WIDE, K = 4 group: a cluster takes 4 units of each of `group` column pairs */
 };
+
+/* WIDE unit k in the order where each 4 G consecutive units are tile rows I..I + 3 of column pairs G D..G D + G - 1:
+ * with G = 2, a cluster's 8 tiles then cover 512 bytes of 512 rows on both sides of the diagonal, where 8 tile rows of
+ * one pair cover 256 bytes of 1024 rows on one side and 1 KiB of 256 on the other ("inplace: square clusters"). Those
+ * groups of every D first (2 G^2 D units a D), then what they leave of each D (G^2: the tile rows from 2 G D down to
+ * the diagonal), then the last spans mod G pairs in the plain order. Returns S and I as k = S^2 + I in the plain
+ * order. */
+__device__ __forceinline__ void sq_group(unsigned long long k, unsigned long long spans, unsigned G,
+                                         unsigned long long *S, unsigned long long *I)
+{
+    const unsigned long long nd = spans / G, g2 = (unsigned long long)G * G, grouped = g2 * nd * (nd > 0 ? nd - 1 : 0);
+    if (k < grouped) { /* D: G^2 D (D - 1) <= k < G^2 D (D + 1) */
+        unsigned long long d = (unsigned long long)((1.0 + sqrt(1.0 + 4.0 * (double)k / (double)g2)) / 2.0);
+        while (d > 1 && g2 * d * (d - 1) > k)
+            d--;
+        while (g2 * (d + 1) * d <= k)
+            d++;
+        const unsigned long long r = k - g2 * d * (d - 1), q = r % (4 * G);
+        *S = G * d + q / 4;
+        *I = r / (4 * G) * 4 + q % 4;
+        return;
+    }
+    const int left = k < grouped + g2 * nd;
+    const unsigned long long e = left ? (k - grouped) % g2 : k; /* left: e = j^2 + i for pair G D + j, row 2 G D + i */
+    unsigned long long s = (unsigned long long)sqrt((double)e);
+    while (s * s > e)
+        s--;
+    while ((s + 1) * (s + 1) <= e)
+        s++;
+    const unsigned long long base = left ? (k - grouped) / g2 * G : 0;
+    *S = base + s;
+    *I = 2 * base + e - s * s;
+}
 
 /* Unit k of a matrix's `units` in the order of `walks` walks: consecutive blocks take units from parts of the order
  * units / walks apart (the units past walks x (units / walks) stay in place). */
@@ -180,12 +215,17 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const 
             sq_swap<GS, GS, ASYNC>(m + r0 * ld + c0 * ES, m + c0 * ld + r0 * ES, ld, (unsigned)min((size_t)T, n - r0),
                                    (unsigned)min((size_t)T, n - c0), end, sm, meet);
         } else {
-            unsigned long long S = (unsigned long long)sqrt((double)k);
-            while (S * S > k)
-                S--;
-            while ((S + 1) * (S + 1) <= k)
-                S++;
-            const unsigned long long I = k - S * S;
+            unsigned long long S, I;
+            if (A.group) {
+                sq_group(k, A.spans, A.group, &S, &I);
+            } else {
+                S = (unsigned long long)sqrt((double)k);
+                while (S * S > k)
+                    S--;
+                while ((S + 1) * (S + 1) <= k)
+                    S++;
+                I = k - S * S;
+            }
             const size_t c0 = (size_t)(2 * S) * T, c1 = c0 + T;
             if (I < 2 * S) {
                 const size_t r0 = (size_t)I * T;
@@ -313,7 +353,7 @@ static SqSpan sq_dense(const xp_inplace_call *c)
 }
 
 template <int ES, int T, bool WIDE, bool ASYNC, int MIN_BLOCKS>
-static int sq_vec_launch(const SqSpan &q, unsigned walks, unsigned K)
+static int sq_vec_launch(const SqSpan &q, unsigned walks, unsigned K, unsigned group)
 {
     const size_t smem = (WIDE ? 4 : 2) * (size_t)T * T * ES;
     SqArgs A;
@@ -328,6 +368,8 @@ static int sq_vec_launch(const SqSpan &q, unsigned walks, unsigned K)
     A.total = A.units * q.blocks * q.batch;
     A.walks = walks;
     A.K = K;
+    A.spans = spans;
+    A.group = WIDE && group && K == 4 * group && walks == 1 ? group : 0; /* walks split consecutive units */
     return cluster_launch(sq_vec_kernel<ES, T, WIDE, ASYNC, MIN_BLOCKS>, A, (A.total + A.K - 1) / A.K, A.K,
                           FAST_THREADS, smem, q.stream);
 }
@@ -336,23 +378,30 @@ static int sq_vec_launch(const SqSpan &q, unsigned walks, unsigned K)
  * blocks a multiprocessor holds without spilling registers (with register loads a unit's tiles are all in registers
  * at once). Walks: 4 where the rows are a power of two of 128 KiB or more, else 1 ("inplace: square walks"); `walks`
  * forces a count (the lab's /w1, /w4). Clusters (`meet`, the production tiles of a dense square): 8 blocks for bytes,
- * 2 for 2 bytes, 4 for 4, meeting between loads and stores, so that neighbouring units' mirror tiles, side by side
- * along the same rows, move together ("inplace: square clusters"); none elsewhere (the lab's /k1). */
-static int sq_vec(const SqSpan &q, size_t es, int alt, unsigned walks, int meet)
+ * 2 for 2 bytes, 4 for 4, meeting between loads and stores, so that neighbouring units' tiles, side by side along the
+ * same rows, move together; bytes' 8 take 4 tile rows of each of `group` (2) column pairs (sq_group; 0: 8 rows of one,
+ * the lab's /pair) ("inplace: square clusters"); none elsewhere (the lab's /k1). */
+static int sq_vec(const SqSpan &q, size_t es, int alt, unsigned walks, int meet, unsigned group)
 {
     const size_t pitch = q.ld;
     const unsigned w = walks ? walks : pitch >= (128 << 10) && (pitch & (pitch - 1)) == 0 ? 4 : 1;
-    const unsigned k = meet && !alt ? (es == 1 ? 8 : es == 2 ? 2 : es == 4 ? 4 : 1) : 1;
+    const unsigned k = meet && !alt ? (es == 1 ? (group ? 4 * group : 8) : es == 2 ? 2 : es == 4 ? 4 : 1) : 1;
     switch (es) {
-    case 1: return alt ? sq_vec_launch<1, 128, true, false, 2>(q, w, k) : sq_vec_launch<1, 128, true, true, 3>(q, w, k);
+    case 1:
+        return alt ? sq_vec_launch<1, 128, true, false, 2>(q, w, k, group)
+                   : sq_vec_launch<1, 128, true, true, 3>(q, w, k, group);
     case 2:
-        return alt ? sq_vec_launch<2, 64, true, false, 3>(q, w, k) : sq_vec_launch<2, 128, false, false, 2>(q, w, k);
+        return alt ? sq_vec_launch<2, 64, true, false, 3>(q, w, k, group)
+                   : sq_vec_launch<2, 128, false, false, 2>(q, w, k, group);
     case 4:
-        return alt ? sq_vec_launch<4, 32, false, false, 6>(q, w, k) : sq_vec_launch<4, 64, false, false, 4>(q, w, k);
+        return alt ? sq_vec_launch<4, 32, false, false, 6>(q, w, k, group)
+                   : sq_vec_launch<4, 64, false, false, 4>(q, w, k, group);
     case 8:
-        return alt ? sq_vec_launch<8, 64, false, false, 2>(q, w, k) : sq_vec_launch<8, 32, false, false, 8>(q, w, k);
+        return alt ? sq_vec_launch<8, 64, false, false, 2>(q, w, k, group)
+                   : sq_vec_launch<8, 32, false, false, 8>(q, w, k, group);
     default:
-        return alt ? sq_vec_launch<16, 16, false, false, 8>(q, w, k) : sq_vec_launch<16, 32, false, false, 5>(q, w, k);
+        return alt ? sq_vec_launch<16, 16, false, false, 8>(q, w, k, group)
+                   : sq_vec_launch<16, 32, false, false, 5>(q, w, k, group);
     }
 }
 
@@ -375,7 +424,8 @@ extern "C" int xp_cuda_inplace_square(xp_inplace_call *c)
         return XPOSE_ERR_UNSUPPORTED;
     const int vec = (uintptr_t)c->data % 16 == 0 && c->rows * c->es % 16 == 0;
     if (!c->p1 && sq_vec_fits(c->data, c->rows, c->es, c->rows * c->es))
-        return sq_vec(sq_dense(c), c->es, c->p0 & 1, ((unsigned)c->p0 >> 4) & 15, !(c->p0 & 0x100));
+        return sq_vec(sq_dense(c), c->es, c->p0 & 1, ((unsigned)c->p0 >> 4) & 15, !(c->p0 & 0x100),
+                      c->p0 & 0x200 ? 0 : 2);
     /* Register transposes of 16-byte accesses (the lab's /regs), 8-byte ones for bytes on rows of 8 (8 x 8 blocks in 16
      * registers, not 16 x 16 in 64, which halved the blocks a multiprocessor holds), else element-wise. */
     const int v8 = (uintptr_t)c->data % 8 == 0 && c->rows % 8 == 0;
@@ -1021,7 +1071,7 @@ static int rect_tiles(const xp_inplace_call *c, int *taken)
     *taken = 1;
     const SqSpan q{(char *)c->data,        g, N * es, b == 1 ? g * g * es : g * es, M * N * es, a > b ? a : b, c->batch,
                    (cudaStream_t)c->stream};
-    int st = sq_vec(q, es, 0, 0, 0);
+    int st = sq_vec(q, es, 0, 0, 0, 0);
     if (st != XPOSE_OK || order == 1)
         return st;
     return chunk_run(c, M * N * es, g * es, b == 1 ? a : g, b == 1 ? g : b, order, sms);

@@ -21,6 +21,8 @@ static const xp_variant rows[] = {
            "lab: inplace-square with its units taken from 4 parts of the order in turn whatever the row pitch"),
     GPU_IP("inplace-square", "k1", 0x100, 0, xp_cuda_inplace_square,
            "lab: inplace-square without clusters (each block loads and stores on its own)"),
+    GPU_IP("inplace-square", "pair", 0x200, 0, xp_cuda_inplace_square,
+           "lab: inplace-square with a cluster of bytes on 8 tile rows of one column pair, not 4 of each of two"),
     GPU_IP("inplace-square", "regs", 0, 1, xp_cuda_inplace_square,
            "lab: inplace-square's tiles as 8- or 16-byte accesses transposed in registers, blocks of KV x KV "
            "elements a thread"),
