@@ -7,7 +7,8 @@
 
 /* How a canonical permutation runs on the CPU (docs/design.md, "Permutations"):
  * - ROWS: the destination's fastest dimension is the source's too (both strides 1): every destination row is one
- *   contiguous source run, so a copy of runs over the other dimensions (cpu-fast's copy tiles on a grid).
+ *   contiguous source run, so a copy of runs over the other dimensions (cpu-fast's copy tiles on a grid), in source
+ *   order where the runs are whole lines.
  * - TILES: the source has a dimension a of stride 1 and the destination's fastest dimension b has stride 1: for every
  *   index of the other dimensions, a 2-D transpose of ext[b] x ext[a] elements, which is cpu-fast's job (its tiles,
  *   SIMD kernels, streaming stores and threads, over the members of an N-d grid).
@@ -169,7 +170,8 @@ static void plan_cols(const xp_perm *p, route *r)
     }
 }
 
-static void plan_route(const xp_perm *p, route *r)
+/* dst: the destination, or NULL for one that starts on a cache line (describe). */
+static void plan_route(const xp_perm *p, const void *dst, route *r)
 {
     memset(r, 0, sizeof *r);
     const int b = p->rank - 1;
@@ -182,6 +184,12 @@ static void plan_route(const xp_perm *p, route *r)
     r->c.s.es = p->es;
     if (p->ds[b] == 1 && a == b) {
         r->kind = ROUTE_ROWS;
+        /* Runs of whole lines into a destination on a line: in source order too. In destination order runs of 256
+         * bytes lie 128 KiB apart in the source (512x512x64 (1,0,2)), each too short for the prefetchers; in source
+         * order the source is read as one stream while every run still streams whole lines wherever it lands
+         * (docs/tuning.md, "permute: runs in source order"). Off the line, each line shared by two runs would be
+         * written in two pieces far apart in time. */
+        r->by_source = (uintptr_t)dst % XPF_LINE == 0 && line_rows(p, b, b, p->ext[b]);
         r->a = -1;
         r->c.s.rows = 1;
         r->c.s.cols = r->c.s.lds = p->ext[b];
@@ -278,7 +286,7 @@ static void run_elems(const xp_perm *p, const route *r, const void *src, void *d
 int xp_cpu_permute(const xp_perm *p, const void *src, void *dst)
 {
     route r;
-    plan_route(p, &r);
+    plan_route(p, dst, &r);
     if (r.kind == ROUTE_ELEMS) {
         run_elems(p, &r, src, dst);
         return XPOSE_OK;
@@ -291,13 +299,14 @@ int xp_cpu_permute(const xp_perm *p, const void *src, void *dst)
 int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
 {
     route r;
-    plan_route(p, &r);
+    plan_route(p, NULL, &r);
     char fast[96];
     if (r.kind != ROUTE_ELEMS)
         xp_cpu_fast_describe(&r.c, &r.g, fast, sizeof fast);
     switch (r.kind) {
     case ROUTE_ROWS:
-        return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements (%s)", r.c.s.batch, r.c.s.cols, fast);
+        return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements%s (%s)", r.c.s.batch, r.c.s.cols,
+                        r.by_source ? ", in source order" : "", fast);
     case ROUTE_TILES: {
         /* The tile's column dimensions (slowest first, source-contiguous) and row dimensions (b0..b). */
         const char *order = r.paired      ? ", members in source order, lines paired"
