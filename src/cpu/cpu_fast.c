@@ -214,7 +214,7 @@ static void run_group(const plan *p, size_t t)
     xp_fast_grid_seek(p->grid, b0, &pos);
     /* Runs back to back in the source (plan.stream): each asks for the lines XPF_STREAM_AHEAD bytes past its own into
      * L2, where the next runs lie. The hardware prefetchers alone, or the asks below (into L1, by run), left the copy
-     * 5-20 % short of cpu-stream ("permute: runs in source order"). */
+     * 5-20 % short of cpu-stream ("permute: copied runs in source order"). */
     if (p->stream) {
         for (size_t m = 0; m < n; m++, xp_fast_grid_next(p->grid, &pos)) {
             const uintptr_t s = (uintptr_t)(p->src + pos.os) + XPF_STREAM_AHEAD; /* may lie past the tensor */

@@ -187,7 +187,7 @@ static void plan_route(const xp_perm *p, const void *dst, route *r)
         /* Runs of whole lines into a destination on a line: in source order too. In destination order runs of 256
          * bytes lie 128 KiB apart in the source (512x512x64 (1,0,2)), each too short for the prefetchers; in source
          * order the source is read as one stream while every run still streams whole lines wherever it lands
-         * (docs/tuning.md, "permute: runs in source order"). Off the line, each line shared by two runs would be
+         * (docs/tuning.md, "permute: copied runs in source order"). Off the line, each line shared by two runs would be
          * written in two pieces far apart in time. */
         r->by_source = (uintptr_t)dst % XPF_LINE == 0 && line_rows(p, b, b, p->ext[b]);
         r->a = -1;
