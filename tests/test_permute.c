@@ -408,11 +408,12 @@ static void test_dense_tiles(void)
  * cache line and off it: runs of whole lines (4 lines, one line) walked in source order, back to back in the source
  * (the copy read as one stream) or not (the source padded by a line or by one element, an outer dimension reversed
  * or broadcast), the destination padded by a line (still in source order) or by one element, and runs of part lines
- * (3 lines and an element: destination order). */
+ * (destination order), in blocks of 8, 4 or 2 runs or none (an odd extent), staged where they lie back to back in
+ * the destination. */
 static void test_row_runs(void)
 {
     static const char *const isas[] = {"scalar", "avx2", "avx512"};
-    int in_order = 0, stream = 0, cases = 0;
+    int in_order = 0, stream = 0, blocks = 0, staged = 0, cases = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int e = 0; e < 5; e++) {
@@ -426,6 +427,10 @@ static void test_row_runs(void)
                 {4, {5, 7, 23, line}, {0, 2, 1, 3}},
                 {5, {3, 5, 3, 7, 2 * line}, {2, 0, 3, 1, 4}},
                 {3, {31, 23, 3 * line + 1}, {1, 0, 2}},
+                /* part lines in blocks of 8 (40 runs in the destination's fastest outer dimension), 4 (36), 2 (30) */
+                {4, {12, 40, 5, 2 * line + 3}, {0, 2, 1, 3}},
+                {3, {36, 30, 3 * line + 1}, {1, 0, 2}},
+                {3, {30, 36, 2 * line + 3}, {1, 0, 2}},
             };
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
                 for (int var = 0; var < 7; var++) {
@@ -452,6 +457,8 @@ static void test_row_runs(void)
                         c.ss[c.rank - 2] = 0;
                     in_order += plan_says(&c, "in source order");
                     stream += plan_says(&c, "one stream");
+                    blocks += plan_says(&c, "in blocks of");
+                    staged += plan_says(&c, "staged");
                     for (int on_line = 0; on_line < 2; on_line++) {
                         dst_on_line = on_line;
                         xpose_set_threads(1 + (int)(k + (size_t)var + (size_t)on_line) % 3);
@@ -468,7 +475,12 @@ static void test_row_runs(void)
      * the destination padded by a line are one stream, at 5 element sizes under 3 sets */
     CHECK(in_order == 3 * 6 * 15, "%d of %d cases of runs walked in source order", in_order, 3 * 6 * 15);
     CHECK(stream == 3 * 2 * 15, "%d of %d cases of runs read as one stream", stream, 3 * 2 * 15);
-    CHECK(cases == 3 * 5 * 4 * 7 * 2, "%d cases of runs", cases);
+    /* part lines: in blocks where the destination's fastest outer dimension's extent is even (3 shapes; in the two
+     * of rank 3 all variants but the broadcast one, which leaves no source dimension to walk between the blocks),
+     * staged where the runs lie back to back in the destination (4 shapes, all variants but the destination padded) */
+    CHECK(blocks == (7 + 6 + 6) * 15, "%d of %d cases of runs walked in blocks", blocks, (7 + 6 + 6) * 15);
+    CHECK(staged == 4 * 5 * 15, "%d of %d cases of runs staged", staged, 4 * 5 * 15);
+    CHECK(cases == 3 * 5 * 7 * 7 * 2, "%d cases of runs", cases);
 }
 
 /* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */
