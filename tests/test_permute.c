@@ -135,7 +135,9 @@ static void random_case(tcase *c, size_t cap)
 }
 
 /* Storage of a case: the source with random data around element 0, the destination with GUARD poisoned bytes either
- * side and `doff` elements of offset (to move rows off cache lines), the reference result beside it. */
+ * side and `doff` elements of offset (to move rows off cache lines), or starting on a cache line where dst_on_line is
+ * set, the reference result beside it. */
+static int dst_on_line;
 typedef struct bufs {
     unsigned char *src_mem, *dst_mem, *ref_mem;
     const unsigned char *src;
@@ -149,10 +151,11 @@ static int bufs_make(const tcase *c, bufs *b)
     size_t dh;
     xv_permute_spans(&d, &lo, &hi, &dh);
     size_t soff = c->es * rnd(3);
-    b->doff = c->es * rnd(3);
+    b->doff = dst_on_line ? 0 : c->es * rnd(3);
     b->dst_total = 2 * GUARD + b->doff + dh;
     b->src_mem = malloc((size_t)(hi - lo) + soff + 1);
-    b->dst_mem = malloc(b->dst_total);
+    /* GUARD is a line: dst_mem on a line puts the destination on one */
+    b->dst_mem = dst_on_line ? aligned_alloc(64, (b->dst_total + 63) / 64 * 64) : malloc(b->dst_total);
     b->ref_mem = malloc(b->dst_total);
     if (!b->src_mem || !b->dst_mem || !b->ref_mem) {
         free(b->src_mem), free(b->dst_mem), free(b->ref_mem);
@@ -398,6 +401,86 @@ static void test_dense_tiles(void)
     want = __builtin_cpu_supports("avx512bw") ? 56 : __builtin_cpu_supports("avx2") ? 24 : 0;
 #endif
     CHECK(dense >= want, "only %d cases took the dense region kernels", dense);
+}
+
+/* Runs copied whole (the destination's fastest dimension is the source's), past the size from which threads and
+ * streaming stores start, at every element size, under every instruction set, 1 to 3 threads, into a destination on a
+ * cache line and off it: runs of whole lines (4 lines, one line) walked in source order, back to back in the source
+ * (the copy read as one stream) or not (the source padded by a line or by one element, an outer dimension reversed
+ * or broadcast), the destination padded by a line (still in source order) or by one element, and runs of part lines
+ * (destination order), in blocks of 8, 4 or 2 runs or none (an odd extent), staged where they lie back to back in
+ * the destination. */
+static void test_row_runs(void)
+{
+    static const char *const isas[] = {"scalar", "avx2", "avx512"};
+    int in_order = 0, stream = 0, blocks = 0, staged = 0, cases = 0;
+    for (int i = 0; i < 3; i++) {
+        setenv("XPOSE_CPU_ISA", isas[i], 1);
+        for (int e = 0; e < 5; e++) {
+            const size_t es = elem_sizes[e], line = 64 / es;
+            const struct {
+                int rank;
+                size_t ext[5];
+                int perm[5];
+            } shapes[] = {
+                {3, {37, 29, 4 * line}, {1, 0, 2}},
+                {4, {5, 7, 23, line}, {0, 2, 1, 3}},
+                {5, {3, 5, 3, 7, 2 * line}, {2, 0, 3, 1, 4}},
+                {3, {31, 23, 3 * line + 1}, {1, 0, 2}},
+                /* part lines in blocks of 8 (40 runs in the destination's fastest outer dimension), 4 (36), 2 (30) */
+                {4, {12, 40, 5, 2 * line + 3}, {0, 2, 1, 3}},
+                {3, {36, 30, 3 * line + 1}, {1, 0, 2}},
+                {3, {30, 36, 2 * line + 3}, {1, 0, 2}},
+            };
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+                for (int var = 0; var < 7; var++) {
+                    tcase c;
+                    memset(&c, 0, sizeof c);
+                    c.es = es;
+                    c.rank = shapes[k].rank;
+                    memcpy(c.ext, shapes[k].ext, sizeof shapes[k].ext);
+                    memcpy(c.perm, shapes[k].perm, sizeof shapes[k].perm);
+                    /* var: 0 dense; 1, 2 the source padded by a line, by one; 3 the destination padded by a line;
+                     * 4 by one; 5, 6 the source's next-to-last dimension reversed, broadcast */
+                    c.dense_src = var != 1 && var != 2 && var != 5 && var != 6;
+                    c.dense_dst = var != 3 && var != 4;
+                    const int pad = var == 1 || var == 3 ? (int)line : 1;
+                    for (int m = c.rank - 1, st = 1, sd = 1; m >= 0; m--) {
+                        c.ss[m] = st;
+                        c.ds[m] = sd;
+                        st = st * (int)c.ext[m] + (var == 1 || var == 2 ? pad : 0);
+                        sd = sd * (int)c.ext[c.perm[m]] + (var == 3 || var == 4 ? pad : 0);
+                    }
+                    if (var == 5) /* the source dimension that continues the runs, walked fastest */
+                        c.ss[c.rank - 2] = -c.ss[c.rank - 2];
+                    if (var == 6)
+                        c.ss[c.rank - 2] = 0;
+                    in_order += plan_says(&c, "in source order");
+                    stream += plan_says(&c, "one stream");
+                    blocks += plan_says(&c, "in blocks of");
+                    staged += plan_says(&c, "staged");
+                    for (int on_line = 0; on_line < 2; on_line++) {
+                        dst_on_line = on_line;
+                        xpose_set_threads(1 + (int)(k + (size_t)var + (size_t)on_line) % 3);
+                        run_case(&c, XPOSE_BACKEND_CPU);
+                        cases++;
+                    }
+                }
+        }
+    }
+    dst_on_line = 0;
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+    /* whole-line runs in 3 shapes x 6 variants (all but the destination padded by one), of which the dense one and
+     * the destination padded by a line are one stream, at 5 element sizes under 3 sets */
+    CHECK(in_order == 3 * 6 * 15, "%d of %d cases of runs walked in source order", in_order, 3 * 6 * 15);
+    CHECK(stream == 3 * 2 * 15, "%d of %d cases of runs read as one stream", stream, 3 * 2 * 15);
+    /* part lines: in blocks where the destination's fastest outer dimension's extent is even (3 shapes; in the two
+     * of rank 3 all variants but the broadcast one, which leaves no source dimension to walk between the blocks),
+     * staged where the runs lie back to back in the destination (4 shapes, all variants but the destination padded) */
+    CHECK(blocks == (7 + 6 + 6) * 15, "%d of %d cases of runs walked in blocks", blocks, (7 + 6 + 6) * 15);
+    CHECK(staged == 4 * 5 * 15, "%d of %d cases of runs staged", staged, 4 * 5 * 15);
+    CHECK(cases == 3 * 5 * 7 * 7 * 2, "%d cases of runs", cases);
 }
 
 /* The suite's cases of the issue, shrunk: the layouts the planner must route well, each against the reference. */
@@ -704,6 +787,7 @@ int main(void)
     test_transpose_equivalence();
     test_rank32();
     test_suite_shapes();
+    test_row_runs();
     test_tile_layouts();
     test_dense_tiles();
     test_threads_share_a_plan();

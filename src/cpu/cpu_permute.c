@@ -7,7 +7,8 @@
 
 /* How a canonical permutation runs on the CPU (docs/design.md, "Permutations"):
  * - ROWS: the destination's fastest dimension is the source's too (both strides 1): every destination row is one
- *   contiguous source run, so a copy of runs over the other dimensions (cpu-fast's copy tiles on a grid).
+ *   contiguous source run, so a copy of runs over the other dimensions (cpu-fast's copy tiles on a grid), in source
+ *   order where the runs are whole lines.
  * - TILES: the source has a dimension a of stride 1 and the destination's fastest dimension b has stride 1: for every
  *   index of the other dimensions, a 2-D transpose of ext[b] x ext[a] elements, which is cpu-fast's job (its tiles,
  *   SIMD kernels, streaming stores and threads, over the members of an N-d grid).
@@ -21,6 +22,7 @@ typedef struct route {
     int b0;         /* TILES: the tile's rows are dimensions b0..b, contiguous in the destination (b0 < b: gathered) */
     int by_source;  /* TILES of whole-line rows: members walked in source order (line_rows) */
     int paired;     /* by_source rows of one line: the destination dimension continuing them walked in pairs */
+    size_t block;   /* ROWS in destination order: runs a block takes (block_runs), 1 for none */
     uint32_t tile;  /* the dimensions inside a member (a bit each): the tile's rows and columns */
     xp_call c;      /* ROWS, TILES: one member, as cpu-fast takes it */
     xp_fast_grid g; /* every other dimension, strides in bytes */
@@ -85,6 +87,49 @@ static int pair_lines(xp_fast_grid *g, int64_t row_bytes)
             return 1;
         }
     return 0;
+}
+
+/* Runs (ROWS) left in destination order whose runs are short (512x512x60 (1,0,2): 240 bytes, 120 KiB apart in the
+ * source) read every run as a stream of its own, too short for the prefetchers: 38-51 % of cpu-stream. The grid's
+ * fastest dimension (the destination's, its runs side by side there) is split, blocks of K runs walked innermost, and
+ * the source's fastest dimension moved between: K runs, back to back in the destination, then the K runs that follow
+ * each of them in the source, so the source is read as K streams and the destination written K runs at a time
+ * (gathered into whole lines: plan.stage_runs in cpu_fast.c). K: a power of two, the most whose runs span at most
+ * XP_PERM_BLOCK_BYTES, that divides the dimension's extent; 1 (none) where runs span more than half of that
+ * (docs/tuning.md, "permute: copied runs in blocks"). Returns K. */
+#define XP_PERM_BLOCK_BYTES 2048
+static size_t block_runs(xp_fast_grid *g, size_t run_bytes)
+{
+    const int L = g->rank - 1;
+    size_t K = 1;
+    while (2 * K * run_bytes <= XP_PERM_BLOCK_BYTES)
+        K *= 2;
+    for (; L >= 1 && K >= 2 && g->ext[L] % K != 0; K /= 2) {
+    }
+    int sm = -1; /* the source's fastest dimension among the others (a broadcast one never) */
+    for (int k = 0; k < L; k++)
+        if (g->ss[k] != 0 && (sm < 0 || mag(g->ss[k]) < mag(g->ss[sm])))
+            sm = k;
+    if (L < 1 || K < 2 || g->ext[L] == K || sm < 0)
+        return 1;
+    const size_t ext = g->ext[sm], e = g->ext[L];
+    const int64_t ss = g->ss[sm], sd = g->sd[sm], lss = g->ss[L], lsd = g->sd[L];
+    for (int k = sm; k < L; k++) { /* sm out; then the last as blocks, sm, the runs of a block */
+        g->ext[k] = g->ext[k + 1];
+        g->ss[k] = g->ss[k + 1];
+        g->sd[k] = g->sd[k + 1];
+    }
+    g->ext[L - 1] = e / K;
+    g->ss[L - 1] = lss * (int64_t)K;
+    g->sd[L - 1] = lsd * (int64_t)K;
+    g->ext[L] = ext;
+    g->ss[L] = ss;
+    g->sd[L] = sd;
+    g->ext[L + 1] = K;
+    g->ss[L + 1] = lss;
+    g->sd[L + 1] = lsd;
+    g->rank = L + 2;
+    return K;
 }
 
 /* The dimensions outside the tile, as a grid of byte strides: in destination order (slowest first), or with
@@ -169,7 +214,8 @@ static void plan_cols(const xp_perm *p, route *r)
     }
 }
 
-static void plan_route(const xp_perm *p, route *r)
+/* dst: the destination, or NULL for one that starts on a cache line (describe). */
+static void plan_route(const xp_perm *p, const void *dst, route *r)
 {
     memset(r, 0, sizeof *r);
     const int b = p->rank - 1;
@@ -182,6 +228,12 @@ static void plan_route(const xp_perm *p, route *r)
     r->c.s.es = p->es;
     if (p->ds[b] == 1 && a == b) {
         r->kind = ROUTE_ROWS;
+        /* Runs of whole lines into a destination on a line: in source order too. In destination order runs of 256
+         * bytes lie 128 KiB apart in the source (512x512x64 (1,0,2)), each too short for the prefetchers; in source
+         * order the source is read as one stream while every run still streams whole lines wherever it lands
+         * (docs/tuning.md, "permute: copied runs in source order"). Off the line, each line shared by two runs would be
+         * written in two pieces far apart in time. */
+        r->by_source = (uintptr_t)dst % XPF_LINE == 0 && line_rows(p, b, b, p->ext[b]);
         r->a = -1;
         r->c.s.rows = 1;
         r->c.s.cols = r->c.s.lds = p->ext[b];
@@ -222,6 +274,8 @@ static void plan_route(const xp_perm *p, route *r)
     outer_grid(p, r->tile, r->by_source, &r->g);
     if (r->by_source && r->b0 == b && r->c.s.rows * p->es == XPF_LINE)
         r->paired = pair_lines(&r->g, XPF_LINE);
+    if (r->kind == ROUTE_ROWS && !r->by_source)
+        r->block = block_runs(&r->g, p->ext[b] * p->es);
     if (r->b0 < b)
         r->g.rows = &r->rows;
     if (r->cols.rank > 1)
@@ -278,7 +332,7 @@ static void run_elems(const xp_perm *p, const route *r, const void *src, void *d
 int xp_cpu_permute(const xp_perm *p, const void *src, void *dst)
 {
     route r;
-    plan_route(p, &r);
+    plan_route(p, dst, &r);
     if (r.kind == ROUTE_ELEMS) {
         run_elems(p, &r, src, dst);
         return XPOSE_OK;
@@ -291,13 +345,17 @@ int xp_cpu_permute(const xp_perm *p, const void *src, void *dst)
 int xp_cpu_permute_describe(const xp_perm *p, char *buf, size_t size)
 {
     route r;
-    plan_route(p, &r);
+    plan_route(p, NULL, &r);
     char fast[96];
     if (r.kind != ROUTE_ELEMS)
         xp_cpu_fast_describe(&r.c, &r.g, fast, sizeof fast);
     switch (r.kind) {
     case ROUTE_ROWS:
-        return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements (%s)", r.c.s.batch, r.c.s.cols, fast);
+        if (r.block > 1)
+            return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements, in blocks of %zu (%s)", r.c.s.batch,
+                            r.c.s.cols, r.block, fast);
+        return snprintf(buf, size, "rows/cpu-fast/%zu runs of %zu elements%s (%s)", r.c.s.batch, r.c.s.cols,
+                        r.by_source ? ", in source order" : "", fast);
     case ROUTE_TILES: {
         /* The tile's column dimensions (slowest first, source-contiguous) and row dimensions (b0..b). */
         const char *order = r.paired      ? ", members in source order, lines paired"
