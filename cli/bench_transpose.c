@@ -23,7 +23,7 @@ static void row_layout(bench_row *row, const xpose_layout *lay)
     row->bytes = 2.0 * (double)lay->rows * (double)lay->cols * (double)lay->elem_size * (double)row->batch;
 }
 
-/* One CPU transpose call, as time_cpu_runs calls it (ctx: a transpose_run). */
+/* One CPU transpose call, as time_cpu_turns makes it (ctx: a transpose_run). */
 int run_transpose(void *ctx)
 {
     const transpose_run *r = ctx;

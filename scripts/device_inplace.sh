@@ -48,13 +48,15 @@ if [ "${1:-}" != "--bench" ]; then
     grep -E "check failed|FAILED|while:" "$OUT/test_gpu_inplace.log" | head -20
     # racecheck on rows split over a cluster (distributed shared memory), gcd 1 and not, both forms, small enough to
     # take seconds; one-block rows and the squares are covered by the same kernels' tests above.
-    for s in "3 26003 float split" "26003 3 float split" "4 26004 float split" "3 30011 double " "5 60013 u16 split"; do
-        set -- $s
-        [ "${SANITIZE:-1}" = 0 ] && break
-        compute-sanitizer --tool racecheck "$X" bench --op inplace --rows "$1" --cols "$2" --type "$3" --backend cuda \
-            --reps 1 --variants "inplace-rect/${4:-}" > "$OUT/racecheck.log" 2>&1
-        echo "racecheck ${1}x${2} $3 ${4:-production}: exit $? ($(grep -m1 'RACECHECK SUMMARY' "$OUT/racecheck.log"))"
-    done
+    [ "${SANITIZE:-1}" = 0 ] ||
+        for s in "3 26003 float split" "26003 3 float split" "4 26004 float split" "3 30011 double " \
+            "5 60013 u16 split"; do
+            set -- $s
+            log="$OUT/racecheck-${1}x${2}.log"
+            compute-sanitizer --tool racecheck "$X" bench --op inplace --rows "$1" --cols "$2" --type "$3" \
+                --backend cuda --reps 1 --variants "inplace-rect/${4:-}" > "$log" 2>&1
+            echo "racecheck ${1}x${2} $3 ${4:-production}: exit $? ($(grep -m1 'RACECHECK SUMMARY' "$log"))"
+        done
 fi
 [ -f "$OUT/bench.log" ] || exit 0
 grep -h '^variant,' "$OUT/bench.log" | head -1 > "$CSV"

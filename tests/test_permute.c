@@ -73,6 +73,19 @@ static void shuffle(int *a, int n)
 
 static const size_t elem_sizes[5] = {1, 2, 4, 8, 16};
 
+/* A dense case of es-byte elements: extents ext and permutation perm of `rank` dimensions. */
+static tcase shape_case(size_t es, int rank, const size_t *ext, const int *perm)
+{
+    tcase c;
+    memset(&c, 0, sizeof c);
+    c.es = es;
+    c.rank = rank;
+    memcpy(c.ext, ext, sizeof(size_t) * (size_t)rank);
+    memcpy(c.perm, perm, sizeof(int) * (size_t)rank);
+    c.dense_src = c.dense_dst = 1;
+    return c;
+}
+
 /* A random case of up to `cap` elements: extents with 1s, primes and small fastest ones, strides dense, padded,
  * stored in another order, reversed (negative), broadcast (0), and odd strides on extent-1 dimensions. */
 static void random_case(tcase *c, size_t cap)
@@ -311,13 +324,7 @@ static void test_tile_layouts(void)
             };
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
                 for (int pad = 0; pad < 4; pad++) {
-                    tcase c;
-                    memset(&c, 0, sizeof c);
-                    c.es = es;
-                    c.rank = shapes[k].rank;
-                    memcpy(c.ext, shapes[k].ext, sizeof shapes[k].ext);
-                    memcpy(c.perm, shapes[k].perm, sizeof shapes[k].perm);
-                    c.dense_src = 1;
+                    tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
                     c.dense_dst = pad == 0;
                     if (pad) { /* each destination dimension padded by a line's worth of elements or by one, or (3)
                                 * the outer ones by a line */
@@ -366,14 +373,9 @@ static void test_dense_tiles(void)
             const size_t es = elem_sizes[e], cs[2] = {61, 1024 / es}, hs[2] = {64, 16};
             for (int k = 0; k < 4; k++)
                 for (int pad = 0; pad < 3; pad++) {
-                    tcase c;
-                    memset(&c, 0, sizeof c);
-                    c.es = es;
-                    c.rank = 4;
                     const size_t ext[4] = {3 + 2 * (size_t)(k / 2), hs[k / 2], 37, cs[k % 2]};
                     const int perm[4] = {0, 3, 1, 2};
-                    memcpy(c.ext, ext, sizeof ext);
-                    memcpy(c.perm, perm, sizeof perm);
+                    tcase c = shape_case(es, 4, ext, perm);
                     c.dense_src = pad != 1;
                     c.dense_dst = pad != 2;
                     const int64_t line = (int64_t)(64 / es);
@@ -434,12 +436,7 @@ static void test_row_runs(void)
             };
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
                 for (int var = 0; var < 7; var++) {
-                    tcase c;
-                    memset(&c, 0, sizeof c);
-                    c.es = es;
-                    c.rank = shapes[k].rank;
-                    memcpy(c.ext, shapes[k].ext, sizeof shapes[k].ext);
-                    memcpy(c.perm, shapes[k].perm, sizeof shapes[k].perm);
+                    tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
                     /* var: 0 dense; 1, 2 the source padded by a line, by one; 3 the destination padded by a line;
                      * 4 by one; 5, 6 the source's next-to-last dimension reversed, broadcast */
                     c.dense_src = var != 1 && var != 2 && var != 5 && var != 6;
@@ -509,13 +506,7 @@ static void test_suite_shapes(void)
         {4, 4, {4, 16, 32, 16}, {0, 2, 1, 3}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tcase c;
-        memset(&c, 0, sizeof c);
-        c.es = cases[i].es;
-        c.rank = cases[i].rank;
-        memcpy(c.ext, cases[i].ext, sizeof cases[i].ext);
-        memcpy(c.perm, cases[i].perm, sizeof cases[i].perm);
-        c.dense_src = c.dense_dst = 1;
+        tcase c = shape_case(cases[i].es, cases[i].rank, cases[i].ext, cases[i].perm);
         for (int t = 1; t <= 2; t++) {
             xpose_set_threads(t);
             run_case(&c, XPOSE_BACKEND_CPU);

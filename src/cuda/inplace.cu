@@ -85,6 +85,17 @@ struct SqArgs {
     unsigned group;                  /* WIDE, K = 4 group: a cluster takes 4 units of each of `group` column pairs */
 };
 
+/* floor(sqrt(x)): the double's root, corrected where it rounds. */
+__device__ __forceinline__ unsigned long long sq_isqrt(unsigned long long x)
+{
+    unsigned long long s = (unsigned long long)sqrt((double)x);
+    while (s * s > x)
+        s--;
+    while ((s + 1) * (s + 1) <= x)
+        s++;
+    return s;
+}
+
 /* WIDE unit k in the order where each 4 G consecutive units are tile rows I..I + 3 of column pairs G D..G D + G - 1:
  * with G = 2, a cluster's 8 tiles then cover 512 bytes of 512 rows on both sides of the diagonal, where 8 tile rows of
  * one pair cover 256 bytes of 1024 rows on one side and 1 KiB of 256 on the other ("inplace: square clusters"). Those
@@ -108,12 +119,7 @@ __device__ __forceinline__ void sq_group(unsigned long long k, unsigned long lon
     }
     const int left = k < grouped + g2 * nd;
     const unsigned long long e = left ? (k - grouped) % g2 : k; /* left: e = j^2 + i for pair G D + j, row 2 G D + i */
-    unsigned long long s = (unsigned long long)sqrt((double)e);
-    while (s * s > e)
-        s--;
-    while ((s + 1) * (s + 1) <= e)
-        s++;
-    const unsigned long long base = left ? (k - grouped) / g2 * G : 0;
+    const unsigned long long s = sq_isqrt(e), base = left ? (k - grouped) / g2 * G : 0;
     *S = base + s;
     *I = 2 * base + e - s * s;
 }
@@ -219,11 +225,7 @@ __global__ void __launch_bounds__(FAST_THREADS, MIN_BLOCKS) sq_vec_kernel(const 
             if (A.group) {
                 sq_group(k, A.spans, A.group, &S, &I);
             } else {
-                S = (unsigned long long)sqrt((double)k);
-                while (S * S > k)
-                    S--;
-                while ((S + 1) * (S + 1) <= k)
-                    S++;
+                S = sq_isqrt(k);
                 I = k - S * S;
             }
             const size_t c0 = (size_t)(2 * S) * T, c1 = c0 + T;
