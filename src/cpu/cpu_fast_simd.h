@@ -139,6 +139,54 @@ XPF_INLINE int xpf_strips_pay(size_t es, size_t H, size_t lds)
     return (es == 1 || (es == 2 && H * es >= XPF_LINE)) && lds % XPF_ALIAS_PITCH == 0;
 }
 
+#if XPF_W == 64
+/* 4-byte blocks read 16 bytes of each of 16 rows, and the next three blocks across the line read the same lines again
+ * a whole tile's rows later. On a source pitch of whole 4 KiB pages the tile's rows fall in one L1 set (and in a few
+ * L2 sets), and those lines are gone by then. There a block takes 16 rows of a whole line each instead (16 x 16
+ * floats: four rounds of in-lane unpacks and lane shuffles) and stores 16 whole destination lines, so every source
+ * line is read once, and the line `ahead` bytes on in each of its rows is asked for into L2 (docs/tuning.md, "cpu-fast:
+ * whole-line float blocks"). */
+XPF_INLINE void xpf_block_lines4(const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt,
+                                 size_t ahead)
+{
+    __m512i r[16], a[16];
+    XPF_UNROLL
+    for (int k = 0; k < 16; k++) {
+        __builtin_prefetch(src + ahead, 0, 2);
+        r[k] = _mm512_loadu_si512((const void *)src);
+        src += lds;
+        __asm__("" : "+r"(src));
+    }
+    XPF_UNROLL
+    for (int k = 0; k < 16; k += 2) { /* lane L of a[k], a[k + 1]: rows k, k + 1 interleaved, columns 4L .. 4L + 3 */
+        a[k] = _mm512_unpacklo_epi32(r[k], r[k + 1]);
+        a[k + 1] = _mm512_unpackhi_epi32(r[k], r[k + 1]);
+    }
+    XPF_UNROLL
+    for (int m = 0; m < 16; m += 4) { /* lane L of r[m + c]: rows m .. m + 3 of column 4L + c */
+        r[m] = _mm512_unpacklo_epi64(a[m], a[m + 2]);
+        r[m + 1] = _mm512_unpackhi_epi64(a[m], a[m + 2]);
+        r[m + 2] = _mm512_unpacklo_epi64(a[m + 1], a[m + 3]);
+        r[m + 3] = _mm512_unpackhi_epi64(a[m + 1], a[m + 3]);
+    }
+    XPF_UNROLL
+    for (int c = 0; c < 4; c++) { /* even and odd lanes of rows 0-7, then of rows 8-15 */
+        a[4 * c] = _mm512_shuffle_i32x4(r[c], r[4 + c], 0x88);
+        a[4 * c + 1] = _mm512_shuffle_i32x4(r[c], r[4 + c], 0xDD);
+        a[4 * c + 2] = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0x88);
+        a[4 * c + 3] = _mm512_shuffle_i32x4(r[8 + c], r[12 + c], 0xDD);
+    }
+    XPF_UNROLL
+    for (int c = 0; c < 4; c++) { /* column 4L + c: lane L of each quarter of rows */
+        r[c] = _mm512_shuffle_i32x4(a[4 * c], a[4 * c + 2], 0x88);
+        r[8 + c] = _mm512_shuffle_i32x4(a[4 * c], a[4 * c + 2], 0xDD);
+        r[4 + c] = _mm512_shuffle_i32x4(a[4 * c + 1], a[4 * c + 3], 0x88);
+        r[12 + c] = _mm512_shuffle_i32x4(a[4 * c + 1], a[4 * c + 3], 0xDD);
+    }
+    xpf_store_rows(1, r, dst, ldd, nt);
+}
+#endif
+
 /* Columns outer, rows inner: each destination row of the strip is written front to back, so that
  * non-temporal stores fill whole lines while they are still in one write-combining buffer. `dense`: the tile's
  * source rows lie back to back (lds is nj elements), so the line AHEAD bytes along a row is the next row's, already
@@ -171,6 +219,12 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
         }
         j = n ? nj_v / SW * SW : 0;
     }
+#if XPF_W == 64
+    if (es == 4 && lds % XPF_ALIAS_PITCH == 0)
+        for (; j + 16 <= nj_v; j += 16)
+            for (size_t i = 0; i < ni_v; i += H)
+                xpf_block_lines4(src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt, ahead);
+#endif
     for (; j < nj_v; j += R)
         for (size_t i = 0; i < ni_v; i += H) {
             xpf_prefetch_ahead(es, src + i * lds + j * es, lds, j * es, ahead);
