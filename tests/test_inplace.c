@@ -165,33 +165,36 @@ static void long_groups(void)
 typedef struct peel_case {
     size_t rows, cols, kr, kc; /* kr, kc: the peels at 1-byte elements (past a slice) */
     int form;                  /* and the form the rest takes */
+    int widen;                 /* or a column added instead (xp_cpu_widen_rows) */
 } peel_case;
 
 static void peels(void)
 {
     static const peel_case cases[] = {
-        {1201, 1203, 0, 2, XP_IP_SQUARE}, /* near-square, two odd sides: two columns leave a square */
-        {1203, 1201, 2, 0, XP_IP_SQUARE}, /* and tall: two rows */
-        {2003, 1000, 3, 0, XP_IP_TILE},   /* rows: 2000 x 1000, gcd 1000 */
-        {1000, 2003, 0, 3, XP_IP_TILE},   /* columns */
-        {1001, 2001, 1, 1, XP_IP_TILE},   /* R x (2R - 1), primes' shape: a row and a column leave 1000 x 2000 */
-        {2001, 1001, 1, 1, XP_IP_TILE},   /* and tall */
-        {4093, 811, 38, 0, XP_IP_TILE},   /* primes: 38 rows leave 4055 = 5 x 811 */
-        {3, 400009, 2, 0, XP_IP_VECTOR},  /* two rows leave a vector: the rows' pass is the transpose */
-        {2048, 1024, 0, 0, XP_IP_TILE},   /* gcd 1024: the tile form as it is */
-        {8192, 200, 0, 0, XP_IP_BLOCK},   /* gcd 8: blocks of rows, then the chunks */
-        {200, 8192, 0, 0, XP_IP_BLOCK},   /* the chunks, then blocks of columns */
-        {8193, 200, 1, 0, XP_IP_BLOCK},   /* a row peeled, then the block form */
-        {200, 8193, 0, 1, XP_IP_BLOCK},   /* a column */
+        {1201, 1203, 0, 2, XP_IP_SQUARE, 0}, /* near-square, two odd sides: two columns leave a square */
+        {1203, 1201, 2, 0, XP_IP_SQUARE, 0}, /* and tall: two rows */
+        {2003, 1000, 3, 0, XP_IP_TILE, 0},   /* rows: 2000 x 1000, gcd 1000 */
+        {1000, 2003, 0, 3, XP_IP_TILE, 0},   /* columns */
+        {1001, 2001, 0, 0, XP_IP_TILE, 1},   /* R x (2R - 1), primes' shape: a column added makes 1001 x 2002 */
+        {700, 2099, 0, 0, XP_IP_TILE, 1},    /* R x (3R - 1) */
+        {2001, 1001, 1, 1, XP_IP_TILE, 0},   /* tall: a row and a column leave 2000 x 1000 */
+        {4093, 811, 38, 0, XP_IP_TILE, 0},   /* primes: 38 rows leave 4055 = 5 x 811 */
+        {3, 400009, 2, 0, XP_IP_VECTOR, 0},  /* two rows leave a vector: the rows' pass is the transpose */
+        {2048, 1024, 0, 0, XP_IP_TILE, 0},   /* gcd 1024: the tile form as it is */
+        {8192, 200, 0, 0, XP_IP_BLOCK, 0},   /* gcd 8: blocks of rows, then the chunks */
+        {200, 8192, 0, 0, XP_IP_BLOCK, 0},   /* the chunks, then blocks of columns */
+        {8193, 200, 1, 0, XP_IP_BLOCK, 0},   /* a row peeled, then the block form */
+        {200, 8193, 0, 1, XP_IP_BLOCK, 0},   /* a column */
     };
     const int before = xpose_get_threads();
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const peel_case pc = cases[k];
         size_t kr, kc;
-        const int form = xp_cpu_inplace_peels(pc.rows, pc.cols, 1, &kr, &kc);
-        CHECK(kr == pc.kr && kc == pc.kc && form == pc.form,
-              "%zux%zu bytes: peels %zu rows %zu columns, form %d; want %zu, %zu, %d", pc.rows, pc.cols, kr, kc, form,
-              pc.kr, pc.kc, pc.form);
+        int widen;
+        const int form = xp_cpu_inplace_peels(pc.rows, pc.cols, 1, &kr, &kc, &widen);
+        CHECK(kr == pc.kr && kc == pc.kc && form == pc.form && widen == pc.widen,
+              "%zux%zu bytes: peels %zu rows %zu columns, form %d, widened %d; want %zu, %zu, %d, %d", pc.rows, pc.cols,
+              kr, kc, form, widen, pc.kr, pc.kc, pc.form, pc.widen);
         for (size_t e = 0; e < 5; e++)
             for (int t = 1; t <= 3; t++) {
                 if (elem_sizes[e] == 16 && t == 2)

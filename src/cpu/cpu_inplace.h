@@ -46,13 +46,19 @@ void xp_cpu_square_tile_row(unsigned char *m, size_t n, size_t ld, size_t es, si
  * an R x C matrix's first R - kr rows, followed by its last kr rows; it becomes the C x R transpose. ws: nt slices of
  * `slice` bytes, each holding kc R (or kr C) elements. */
 #define XP_PEEL_MAX 64
-/* The production row's plan for one rows x cols matrix: the peels, and the form the rest takes (the tests'). */
+/* The production row's plan for one rows x cols matrix: the peels or the widening (xp_cpu_widen_rows), and the form
+ * the rest takes (the tests'). */
 enum { XP_IP_VECTOR, XP_IP_SMALL, XP_IP_SQUARE, XP_IP_TILE, XP_IP_BLOCK, XP_IP_PASSES };
-int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc);
+int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc, int *widen);
 void xp_cpu_peel_cols(unsigned char *m, size_t R, size_t C, size_t kc, size_t es, unsigned char *ws, size_t slice,
                       int nt);
 void xp_cpu_peel_rows_back(unsigned char *m, size_t R, size_t C, size_t kr, size_t es, unsigned char *ws, size_t slice,
                            int nt);
+
+/* Widening (cpu_inplace_peel.c): the R x C matrix m becomes R x (C + 1), each row's new last element unset, the last
+ * row's elements past R C (R - 1 of them) in tail. ws: nt slices of `slice` bytes, each holding R elements. */
+void xp_cpu_widen_rows(unsigned char *m, size_t R, size_t C, size_t es, unsigned char *tail, unsigned char *ws,
+                       size_t slice, int nt);
 
 /* m (rows x cols, dense) := its transpose, through buf (rows * cols * es bytes): the rectangular transpose's path for
  * matrices a thread's buffer holds whole. */

@@ -79,3 +79,30 @@ void xp_cpu_peel_rows_back(unsigned char *m, size_t R, size_t C, size_t kr, size
             memcpy(m + h0, held, h1 - h0);
     }
 }
+
+void xp_cpu_widen_rows(unsigned char *m, size_t R, size_t C, size_t es, unsigned char *tail, unsigned char *ws,
+                       size_t slice, int nt)
+{
+    const size_t in = C * es, out = in + es, end = R * in;
+    /* The last row's part past the matrix first: its source is where the rows' moves up will write. */
+    memcpy(tail, m + end - (R - 1) * es, (R - 1) * es);
+    /* Row i moves up from i C to i (C + 1), in decreasing i, as in xp_cpu_peel_rows_back: a thread's output past its
+     * own sources (over the next thread's first rows) waits in slice t + 1 until a barrier. */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = xp_ip_thread(), n = nt > 1 ? nt : 1;
+        size_t lo, hi;
+        xp_ip_share(R, t, n, &lo, &hi);
+        unsigned char *held = ws + (size_t)(t + 1) * slice;
+        const size_t h1 = hi * out < end ? hi * out : end, h0 = t == n - 1           ? h1
+                                                                : hi * in > lo * out ? hi * in
+                                                                                     : lo * out;
+        for (size_t i = hi; i-- > lo;) {
+            const size_t d = i * out, len = d + in > end ? end - d : in;
+            put(m, d, m + i * in, len, held, h0, h1);
+        }
+#pragma omp barrier
+        if (h1 > h0)
+            memcpy(m + h0, held, h1 - h0);
+    }
+}

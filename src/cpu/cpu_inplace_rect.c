@@ -445,6 +445,39 @@ static void block_form(const xp_inplace_call *c, const rect_plan *p, unsigned ch
         chunk_pass(p, m, ws, nt, R / w, 1, C, w * es);
 }
 
+/* The widening form, for R x (b R - 1) matrices (4051 x 8101: both sides prime, the two peels and the tile form four
+ * passes): one more column makes R x b R, whose tile form has gcd R, so the rows are widened by one element (one
+ * copy-like pass; the last row's last R - 1 elements, past the matrix, held in the workspace), and the tile form runs
+ * on the R x b R matrix: the square swaps, the last block's last row (the held one) taken as its last column, then the
+ * chunk pass, in which the held chunk (the last) is a fixed point: it would become the added column's transposed row,
+ * past the result, and is dropped. Three passes. Its bitmap, a chunk's room and the held row fit slice 0. */
+static int widen_fits(const xp_inplace_call *c, size_t slice)
+{
+    const size_t R = c->rows, C = c->cols + 1, es = c->es, chunk = ((R * es + 63) & ~(size_t)63);
+    return R >= 2 && C % R == 0 && C / R >= 2 && R * es >= XP_TILE_CHUNK && C <= UINT32_MAX &&
+           ((C + 7) / 8 + 63) / 64 * 64 + 2 * chunk <= slice;
+}
+
+static void widen_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
+{
+    const size_t R = c->rows, C = c->cols + 1, es = c->es, b = C / R, ld = C * es;
+    unsigned char *tail = ws + p->slice - ((R * es + 63) & ~(size_t)63); /* slice 0's end */
+    xp_cpu_widen_rows(m, R, c->cols, es, tail, ws, p->slice, nt);
+    /* The blocks' square swaps: the last block's leading R - 1 rows and columns only (its last row is in tail). */
+    const size_t tiles = xp_cpu_square_tiles(R, es), last = xp_cpu_square_tiles(R - 1, es);
+    const long long jobs = (long long)((b - 1) * tiles + last);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long long k = 0; k < jobs; k++) {
+        const size_t J = (size_t)k / tiles < b - 1 ? (size_t)k / tiles : b - 1, I = (size_t)k - J * tiles;
+        xp_cpu_square_tile_row(m + J * R * es, J < b - 1 ? R : R - 1, ld, es, I);
+    }
+    for (size_t i = 0; i + 1 < R; i++) /* the last block's row R - 1 becomes its column R - 1 */
+        memcpy(m + i * ld + (C - 1) * es, tail + i * es, es);
+    rect_plan q = *p;
+    q.bits = ((C + 7) / 8 + 63) & ~(size_t)63;
+    chunk_pass(&q, m, ws, nt, 1, R, b, R * es);
+}
+
 /* Peels: a matrix whose own form is slow (the decomposition's strided column passes) loses its last kc columns and
  * kr rows, each set in one copy-like pass (cpu_inplace_peel.c), so that the rest takes a fast form: the square swap
  * (5741 x 5743: two columns), the tile form (4051 x 8101: a row and a column leave gcd 4050; 4093 x 8191: five
@@ -456,6 +489,7 @@ static void block_form(const xp_inplace_call *c, const rect_plan *p, unsigned ch
 typedef struct peel_plan {
     size_t kr, kc;
     int cost;
+    int widen; /* widen_form instead of peels */
 } peel_plan;
 
 /* The form a rows x cols matrix of the call's elements takes whole (the AUTO form's). */
@@ -482,9 +516,11 @@ static int form_cost(const xp_inplace_call *c, size_t rows, size_t cols)
 
 static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
 {
-    peel_plan best = {0, 0, form_cost(c, c->rows, c->cols)};
+    peel_plan best = {0, 0, form_cost(c, c->rows, c->cols), 0};
     if (p->form != XP_CKG_AUTO || best.cost <= 2)
         return best;
+    if (widen_fits(c, p->slice))
+        best = (peel_plan){0, 0, 3, 1};
     const size_t R = c->rows, C = c->cols, es = c->es;
     for (size_t kc = 0; kc <= XP_PEEL_MAX && kc < C && kc * R * es <= p->slice; kc++)
         for (size_t kr = 0; kr <= XP_PEEL_MAX && kr < R && kr * (C - kc) * es <= p->slice; kr++) {
@@ -495,21 +531,21 @@ static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
                 continue; /* not better even if the rest were a square */
             const int cost = peels + form_cost(c, R - kr, C - kc);
             if (cost < best.cost || (cost == best.cost && kr * C + kc * R < best.kr * C + best.kc * R))
-                best = (peel_plan){kr, kc, cost};
+                best = (peel_plan){kr, kc, cost, 0};
         }
     return best;
 }
 
-int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc)
+int xp_cpu_inplace_peels(size_t rows, size_t cols, size_t es, size_t *kr, size_t *kc, int *widen)
 {
     xp_inplace_call c;
     memset(&c, 0, sizeof c);
     c.rows = rows, c.cols = cols, c.es = es, c.batch = 1;
     rect_plan p;
     plan(&c, &p);
-    const peel_plan pp = rows == 1 || cols == 1 || p.member <= p.slice ? (peel_plan){0, 0, 0} : pick_peels(&c, &p);
-    *kr = pp.kr, *kc = pp.kc;
-    return form_of(&c, rows - pp.kr, cols - pp.kc);
+    const peel_plan pp = rows == 1 || cols == 1 || p.member <= p.slice ? (peel_plan){0, 0, 0, 0} : pick_peels(&c, &p);
+    *kr = pp.kr, *kc = pp.kc, *widen = pp.widen;
+    return pp.widen ? XP_IP_TILE : form_of(&c, rows - pp.kr, cols - pp.kc);
 }
 
 /* One matrix m, rows x cols, in its own form: the small path, the square swap, the tile form or the passes. */
@@ -576,6 +612,10 @@ int xp_cpu_inplace_rect(xp_inplace_call *c)
     const size_t R = c->rows, C = c->cols, es = c->es;
     for (size_t b = 0; b < c->batch; b++) {
         unsigned char *m = data + b * p.member;
+        if (pp.widen) {
+            widen_form(c, &p, m, ws, nt);
+            continue;
+        }
         if (pp.kc)
             xp_cpu_peel_cols(m, R, C, pp.kc, es, ws, p.slice, nt);
         run_form(c, R - pp.kr, C - pp.kc, m, nt);
