@@ -165,7 +165,7 @@ static void long_groups(void)
 typedef struct peel_case {
     size_t rows, cols, kr, kc; /* kr, kc: the peels at 1-byte elements (past a slice) */
     int form;                  /* and the form the rest takes */
-    int widen;                 /* or a column added instead (xp_cpu_widen_rows) */
+    int widen;                 /* or a column added instead (xp_cpu_widen_rows): 1 wide, 2 tall */
 } peel_case;
 
 static void peels(void)
@@ -177,14 +177,16 @@ static void peels(void)
         {1000, 2003, 0, 3, XP_IP_TILE, 0},   /* columns */
         {1001, 2001, 0, 0, XP_IP_TILE, 1},   /* R x (2R - 1), primes' shape: a column added makes 1001 x 2002 */
         {700, 2099, 0, 0, XP_IP_TILE, 1},    /* R x (3R - 1) */
-        {2001, 1001, 1, 1, XP_IP_TILE, 0},   /* tall: a row and a column leave 2000 x 1000 */
-        {4093, 811, 38, 0, XP_IP_TILE, 0},   /* primes: 38 rows leave 4055 = 5 x 811 */
-        {3, 400009, 2, 0, XP_IP_VECTOR, 0},  /* two rows leave a vector: the rows' pass is the transpose */
-        {2048, 1024, 0, 0, XP_IP_TILE, 0},   /* gcd 1024: the tile form as it is */
-        {8192, 200, 0, 0, XP_IP_BLOCK, 0},   /* gcd 8: blocks of rows, then the chunks */
-        {200, 8192, 0, 0, XP_IP_BLOCK, 0},   /* the chunks, then blocks of columns */
-        {8193, 200, 1, 0, XP_IP_BLOCK, 0},   /* a row peeled, then the block form */
-        {200, 8193, 0, 1, XP_IP_BLOCK, 0},   /* a column */
+        {2001, 1001, 0, 0, XP_IP_TILE, 2},   /* tall: the same undone */
+        {2099, 700, 0, 0, XP_IP_TILE, 2},
+        {2001, 1003, 1, 3, XP_IP_TILE, 0},  /* a row and columns: 2000 x 1000, gcd 1000 */
+        {4093, 811, 38, 0, XP_IP_TILE, 0},  /* primes: 38 rows leave 4055 = 5 x 811 */
+        {3, 400009, 2, 0, XP_IP_VECTOR, 0}, /* two rows leave a vector: the rows' pass is the transpose */
+        {2048, 1024, 0, 0, XP_IP_TILE, 0},  /* gcd 1024: the tile form as it is */
+        {8192, 200, 0, 0, XP_IP_BLOCK, 0},  /* gcd 8: blocks of rows, then the chunks */
+        {200, 8192, 0, 0, XP_IP_BLOCK, 0},  /* the chunks, then blocks of columns */
+        {8193, 200, 1, 0, XP_IP_BLOCK, 0},  /* a row peeled, then the block form */
+        {200, 8193, 0, 1, XP_IP_BLOCK, 0},  /* a column */
     };
     const int before = xpose_get_threads();
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -207,7 +209,8 @@ static void peels(void)
     }
     for (int t = 1; t <= 3; t += 2) { /* batches: each member peeled in turn */
         xpose_set_threads(t);
-        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 4, 3, NULL, 0, 61), XPOSE_OK, "peel batch");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 4, 3, NULL, 0, 61), XPOSE_OK, "widened batch");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 2001, 1001, 2, 2, NULL, 0, 68), XPOSE_OK, "narrowed batch");
         CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1203, 1201, 2, 2, NULL, 0, 62), XPOSE_OK, "peel batch");
         CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 200, 8193, 4, 2, NULL, 0, 66), XPOSE_OK, "peel, block batch");
         CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 8192, 200, 8, 2, NULL, 0, 67), XPOSE_OK, "block batch");
@@ -216,7 +219,8 @@ static void peels(void)
     xpose_set_threads(3);
     const size_t slice = 1 << 20;
     unsigned char *ws = aligned_alloc(64, slice);
-    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 8, 1, ws, slice, 63), XPOSE_OK, "peels, one slice");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 8, 1, ws, slice, 63), XPOSE_OK, "widened, one slice");
+    CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 2001, 1001, 8, 1, ws, slice, 69), XPOSE_OK, "narrowed, one slice");
     CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1001, 2001, 8, 1, ws, slice - 1, 64), XPOSE_ERR_NO_MEMORY,
                  "peels, a slice less one byte");
     CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 1201, 1203, 4, 1, ws, slice, 65), XPOSE_OK,

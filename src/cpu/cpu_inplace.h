@@ -59,6 +59,9 @@ void xp_cpu_peel_rows_back(unsigned char *m, size_t R, size_t C, size_t kr, size
  * row's elements past R C (R - 1 of them) in tail. ws: nt slices of `slice` bytes, each holding R elements. */
 void xp_cpu_widen_rows(unsigned char *m, size_t R, size_t C, size_t es, unsigned char *tail, unsigned char *ws,
                        size_t slice, int nt);
+/* Its inverse: m, R x (C + 1) of which the last row's elements past R C (R - 1 of them) are in tail, becomes R x C. */
+void xp_cpu_narrow_rows(unsigned char *m, size_t R, size_t C, size_t es, const unsigned char *tail, unsigned char *ws,
+                        size_t slice, int nt);
 
 /* m (rows x cols, dense) := its transpose, through buf (rows * cols * es bytes): the rectangular transpose's path for
  * matrices a thread's buffer holds whole. */

@@ -106,3 +106,28 @@ void xp_cpu_widen_rows(unsigned char *m, size_t R, size_t C, size_t es, unsigned
             memcpy(m + h0, held, h1 - h0);
     }
 }
+
+void xp_cpu_narrow_rows(unsigned char *m, size_t R, size_t C, size_t es, const unsigned char *tail, unsigned char *ws,
+                        size_t slice, int nt)
+{
+    const size_t in = C * es, out = in + es, end = R * in;
+    /* Row i moves down from i (C + 1) to i C, in increasing i, as in xp_cpu_peel_cols: a thread's output below its own
+     * sources (over the previous thread's last rows) waits in its slice until a barrier. */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = xp_ip_thread(), n = nt > 1 ? nt : 1;
+        size_t lo, hi;
+        xp_ip_share(R, t, n, &lo, &hi);
+        unsigned char *held = ws + (size_t)t * slice;
+        const size_t h0 = lo * in, h1 = t == 0 ? h0 : lo * out < hi * in ? lo * out : hi * in;
+        for (size_t i = lo; i < hi; i++) {
+            const size_t s = i * out, len = s + in > end ? end - s : in;
+            put(m, i * in, m + s, len, held, h0, h1);
+            if (len < in) /* the last row: its elements past the matrix come from tail */
+                memcpy(m + i * in + len, tail, in - len);
+        }
+#pragma omp barrier
+        if (h1 > h0)
+            memcpy(m + h0, held, h1 - h0);
+    }
+}

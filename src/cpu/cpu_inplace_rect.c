@@ -447,35 +447,56 @@ static void block_form(const xp_inplace_call *c, const rect_plan *p, unsigned ch
 
 /* The widening form, for R x (b R - 1) matrices (4051 x 8101: both sides prime, the two peels and the tile form four
  * passes): one more column makes R x b R, whose tile form has gcd R, so the rows are widened by one element (one
- * copy-like pass; the last row's last R - 1 elements, past the matrix, held in the workspace), and the tile form runs
- * on the R x b R matrix: the square swaps, the last block's last row (the held one) taken as its last column, then the
- * chunk pass, in which the held chunk (the last) is a fixed point: it would become the added column's transposed row,
- * past the result, and is dropped. Three passes. Its bitmap, a chunk's room and the held row fit slice 0. */
+ * copy-like pass; the last row's last R - 1 elements, past the matrix, held at the end of slice 0), and the tile form
+ * runs on the R x b R matrix: the square swaps of its blocks, the last one's leading R - 1 rows and columns only, the
+ * held row then taken as its last column; then the chunk pass, in which the last chunk (past the matrix) is a fixed
+ * point: it would become the added column's transposed row, the result's row past its end. Three passes. A tall
+ * (b C - 1) x C matrix takes the same steps undone (the chunks' inverse permutation, the swaps, the rows narrowed by
+ * one): it is the result of the wide form on its transpose. Its bitmap, a chunk's room and the held row fit slice 0.
+ * Returns 1 (wide), 2 (tall) or 0 (neither). */
 static int widen_fits(const xp_inplace_call *c, size_t slice)
 {
-    const size_t R = c->rows, C = c->cols + 1, es = c->es, chunk = ((R * es + 63) & ~(size_t)63);
-    return R >= 2 && C % R == 0 && C / R >= 2 && R * es >= XP_TILE_CHUNK && C <= UINT32_MAX &&
-           ((C + 7) / 8 + 63) / 64 * 64 + 2 * chunk <= slice;
+    const int tall = c->rows > c->cols;
+    const size_t s = tall ? c->cols : c->rows, w = (tall ? c->rows : c->cols) + 1, es = c->es;
+    const size_t chunk = (s * es + 63) & ~(size_t)63;
+    const int fits = s >= 2 && w % s == 0 && w / s >= 2 && s * es >= XP_TILE_CHUNK && w <= UINT32_MAX &&
+                     ((w + 7) / 8 + 63) / 64 * 64 + 2 * chunk <= slice;
+    return fits ? 1 + tall : 0;
 }
 
-static void widen_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt)
+/* The square swaps of the widened s x w matrix's blocks (s x s, rows ld bytes apart), the last one's leading s - 1
+ * rows and columns only. */
+static void widened_swaps(unsigned char *m, size_t s, size_t w, size_t es, int nt)
 {
-    const size_t R = c->rows, C = c->cols + 1, es = c->es, b = C / R, ld = C * es;
-    unsigned char *tail = ws + p->slice - ((R * es + 63) & ~(size_t)63); /* slice 0's end */
-    xp_cpu_widen_rows(m, R, c->cols, es, tail, ws, p->slice, nt);
-    /* The blocks' square swaps: the last block's leading R - 1 rows and columns only (its last row is in tail). */
-    const size_t tiles = xp_cpu_square_tiles(R, es), last = xp_cpu_square_tiles(R - 1, es);
+    const size_t b = w / s, tiles = xp_cpu_square_tiles(s, es), last = xp_cpu_square_tiles(s - 1, es);
     const long long jobs = (long long)((b - 1) * tiles + last);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (long long k = 0; k < jobs; k++) {
         const size_t J = (size_t)k / tiles < b - 1 ? (size_t)k / tiles : b - 1, I = (size_t)k - J * tiles;
-        xp_cpu_square_tile_row(m + J * R * es, J < b - 1 ? R : R - 1, ld, es, I);
+        xp_cpu_square_tile_row(m + J * s * es, J < b - 1 ? s : s - 1, w * es, es, I);
     }
-    for (size_t i = 0; i + 1 < R; i++) /* the last block's row R - 1 becomes its column R - 1 */
-        memcpy(m + i * ld + (C - 1) * es, tail + i * es, es);
+}
+
+static void widen_form(const xp_inplace_call *c, const rect_plan *p, unsigned char *m, unsigned char *ws, int nt,
+                       int tall)
+{
+    const size_t s = tall ? c->cols : c->rows, w = (tall ? c->rows : c->cols) + 1, es = c->es, b = w / s, ld = w * es;
+    unsigned char *tail = ws + p->slice - ((s * es + 63) & ~(size_t)63); /* slice 0's end */
     rect_plan q = *p;
-    q.bits = ((C + 7) / 8 + 63) & ~(size_t)63;
-    chunk_pass(&q, m, ws, nt, 1, R, b, R * es);
+    q.bits = ((w + 7) / 8 + 63) & ~(size_t)63;
+    if (!tall) {
+        xp_cpu_widen_rows(m, s, w - 1, es, tail, ws, p->slice, nt);
+        widened_swaps(m, s, w, es, nt);
+        for (size_t i = 0; i + 1 < s; i++) /* the last block's row s - 1 becomes its column s - 1 */
+            memcpy(m + i * ld + (w - 1) * es, tail + i * es, es);
+        chunk_pass(&q, m, ws, nt, 1, s, b, s * es);
+        return;
+    }
+    chunk_pass(&q, m, ws, nt, b, s, 1, s * es);
+    for (size_t i = 0; i + 1 < s; i++)
+        memcpy(tail + i * es, m + i * ld + (w - 1) * es, es);
+    widened_swaps(m, s, w, es, nt);
+    xp_cpu_narrow_rows(m, s, w - 1, es, tail, ws, p->slice, nt);
 }
 
 /* Peels: a matrix whose own form is slow (the decomposition's strided column passes) loses its last kc columns and
@@ -489,7 +510,7 @@ static void widen_form(const xp_inplace_call *c, const rect_plan *p, unsigned ch
 typedef struct peel_plan {
     size_t kr, kc;
     int cost;
-    int widen; /* widen_form instead of peels */
+    int widen; /* widen_form instead of peels: 1 wide, 2 tall */
 } peel_plan;
 
 /* The form a rows x cols matrix of the call's elements takes whole (the AUTO form's). */
@@ -519,8 +540,9 @@ static peel_plan pick_peels(const xp_inplace_call *c, const rect_plan *p)
     peel_plan best = {0, 0, form_cost(c, c->rows, c->cols), 0};
     if (p->form != XP_CKG_AUTO || best.cost <= 2)
         return best;
-    if (widen_fits(c, p->slice))
-        best = (peel_plan){0, 0, 3, 1};
+    const int widen = widen_fits(c, p->slice);
+    if (widen)
+        best = (peel_plan){0, 0, 3, widen};
     const size_t R = c->rows, C = c->cols, es = c->es;
     for (size_t kc = 0; kc <= XP_PEEL_MAX && kc < C && kc * R * es <= p->slice; kc++)
         for (size_t kr = 0; kr <= XP_PEEL_MAX && kr < R && kr * (C - kc) * es <= p->slice; kr++) {
@@ -613,7 +635,7 @@ int xp_cpu_inplace_rect(xp_inplace_call *c)
     for (size_t b = 0; b < c->batch; b++) {
         unsigned char *m = data + b * p.member;
         if (pp.widen) {
-            widen_form(c, &p, m, ws, nt);
+            widen_form(c, &p, m, ws, nt, pp.widen == 2);
             continue;
         }
         if (pp.kc)
