@@ -116,7 +116,8 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * width read the same lines again. Where the source pitch is a multiple of this, those rows fall in one L1 set, which
  * cannot hold them from one block to the next. There the strip of rows one register wide is first copied into a
  * contiguous buffer, a whole register per row, and the blocks read the buffer (docs/tuning.md, "cpu-fast: strips on
- * 4 KiB pitches"), each strip copied under the previous strip's blocks ("cpu-fast: overlapped strips"). */
+ * 4 KiB pitches"), each strip copied under the previous strip's blocks ("cpu-fast: overlapped strips"). AVX-512's
+ * 1-byte and 4-byte region blocks read whole lines there instead (xpf_region_lines1, xpf_block_lines4). */
 #define XPF_ALIAS_PITCH 4096
 
 /* Rows 0 .. h - 1 of a strip one register wide, from src (pitch lds) into strip (pitch XPF_W), after asking for the
@@ -239,7 +240,9 @@ XPF_INLINE void xpf_scatter_bytes(const __m512i *stage, size_t g, unsigned char 
 
 /* The 1-byte region's whole blocks on those pitches, down each column of blocks, then across: block t + 1's rows are
  * gathered a quarter at a time, one quarter before each of block t's four scatters (two stages), as the overlapped
- * strips do (docs/tuning.md, "cpu-fast: whole-line byte blocks"). Returns the columns done (whole lines). */
+ * strips do. Against the strips (the same loads of 64 rows of a line, then 16-byte lane loads from the buffer), the
+ * stage's dword form leaves full-register loads and in-register shuffles only: 8192^2 u8 gained 5-15 points of
+ * cpu-stream (docs/tuning.md, "cpu-fast: whole-line byte blocks"). Returns the columns done (whole lines). */
 XPF_INLINE size_t xpf_region_lines1(const unsigned char *src, size_t lds, size_t ni_v, size_t nj_v, unsigned char *dst,
                                     size_t ldd, int nt, size_t ahead)
 {
