@@ -34,7 +34,7 @@ static void layout_grid(size_t scale)
 /* Shapes that take particular routes: one row or column (a copy when contiguous, a gather when not), rows
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
- * and 8 KiB with rows and columns short of whole blocks (1- and 2-byte strips copied to a buffer first, 4-byte
+ * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
  * whole-line blocks: XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). */
 static void special_shapes(void)
 {
@@ -63,6 +63,10 @@ static void special_shapes(void)
         /* 4-byte whole-line blocks (4 KiB-multiple pitches): columns past the last 16, cached and streaming stores */
         {333, 1028, 2048, 336, 1},
         {150, 200, 1024, 0, 1},
+        /* 1-byte whole-line blocks (4 KiB-multiple pitches, AVX-512): rows and columns past the last 64, tiles
+         * down the rows and across, cached stores, then a batch streamed */
+        {200, 900, 4096, 256, 1},
+        {130, 4200, 8192, 192, 3},
         {777, 1500, 0, 832, 1}, /* staged on whole-line pitches (AVX2 bytes): tiles start on lines, none re-read */
         /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
         {20000, 1, 2, 0, 1},

@@ -116,7 +116,8 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
  * width read the same lines again. Where the source pitch is a multiple of this, those rows fall in one L1 set, which
  * cannot hold them from one block to the next. There the strip of rows one register wide is first copied into a
  * contiguous buffer, a whole register per row, and the blocks read the buffer (docs/tuning.md, "cpu-fast: strips on
- * 4 KiB pitches"), each strip copied under the previous strip's blocks ("cpu-fast: overlapped strips"). */
+ * 4 KiB pitches"), each strip copied under the previous strip's blocks ("cpu-fast: overlapped strips"). AVX-512's
+ * 1-byte and 4-byte region blocks read whole lines there instead (xpf_region_lines1, xpf_block_lines4). */
 #define XPF_ALIAS_PITCH 4096
 
 /* Rows 0 .. h - 1 of a strip one register wide, from src (pitch lds) into strip (pitch XPF_W), after asking for the
@@ -140,23 +141,11 @@ XPF_INLINE int xpf_strips_pay(size_t es, size_t H, size_t lds)
 }
 
 #if XPF_W == 64
-/* 4-byte blocks read 16 bytes of each of 16 rows, and the next three blocks across the line read the same lines again
- * a whole tile's rows later. On a source pitch of whole 4 KiB pages the tile's rows fall in one L1 set (and in a few
- * L2 sets), and those lines are gone by then. There a block takes 16 rows of a whole line each instead (16 x 16
- * floats: four rounds of in-lane unpacks and lane shuffles) and stores 16 whole destination lines, so every source
- * line is read once, and the line `ahead` bytes on in each of its rows is asked for into L2 (docs/tuning.md, "cpu-fast:
- * whole-line float blocks"). */
-XPF_INLINE void xpf_block_lines4(const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt,
-                                 size_t ahead)
+/* 16 x 16 dwords in registers: dword n of r[k] becomes dword k of r[n] (unpacks of 4 and 8 bytes inside lanes, then two
+ * rounds of 128-bit lane shuffles). */
+XPF_INLINE void xpf_transpose_dwords(__m512i r[16])
 {
-    __m512i r[16], a[16];
-    XPF_UNROLL
-    for (int k = 0; k < 16; k++) {
-        __builtin_prefetch(src + ahead, 0, 2);
-        r[k] = _mm512_loadu_si512((const void *)src);
-        src += lds;
-        __asm__("" : "+r"(src));
-    }
+    __m512i a[16];
     XPF_UNROLL
     for (int k = 0; k < 16; k += 2) { /* lane L of a[k], a[k + 1]: rows k, k + 1 interleaved, columns 4L .. 4L + 3 */
         a[k] = _mm512_unpacklo_epi32(r[k], r[k + 1]);
@@ -183,7 +172,97 @@ XPF_INLINE void xpf_block_lines4(const unsigned char *src, size_t lds, unsigned 
         r[4 + c] = _mm512_shuffle_i32x4(a[4 * c + 1], a[4 * c + 3], 0x88);
         r[12 + c] = _mm512_shuffle_i32x4(a[4 * c + 1], a[4 * c + 3], 0xDD);
     }
+}
+
+/* The line at *src, after asking for the line `ahead` bytes on into L2; *src moves on by lds (through the empty asm, as
+ * in xpf_transpose_split). */
+XPF_INLINE __m512i xpf_load_line(const unsigned char **src, size_t lds, size_t ahead)
+{
+    const unsigned char *p = *src;
+    __builtin_prefetch(p + ahead, 0, 2);
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    p += lds;
+    __asm__("" : "+r"(p));
+    *src = p;
+    return v;
+}
+
+/* 4-byte blocks read 16 bytes of each of 16 rows, and the next three blocks across the line read the same lines again
+ * a whole tile's rows later. On a source pitch of whole 4 KiB pages the tile's rows fall in one L1 set (and in a few
+ * L2 sets), and those lines are gone by then. There a block takes 16 rows of a whole line each instead (16 x 16
+ * floats: four rounds of in-lane unpacks and lane shuffles) and stores 16 whole destination lines, so every source
+ * line is read once, and the line `ahead` bytes on in each of its rows is asked for into L2 (docs/tuning.md, "cpu-fast:
+ * whole-line float blocks"). */
+XPF_INLINE void xpf_block_lines4(const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt,
+                                 size_t ahead)
+{
+    __m512i r[16];
+    XPF_UNROLL
+    for (int k = 0; k < 16; k++)
+        r[k] = xpf_load_line(&src, lds, ahead);
+    xpf_transpose_dwords(r);
     xpf_store_rows(1, r, dst, ldd, nt);
+}
+
+/* 1-byte blocks on the same pitches: 64 rows of a whole line (64 x 64 bytes) each, in two steps through a 4 KiB stage,
+ * so that the next block's loads can run under this block's shuffles (xpf_region). Gathering: rows 4m .. 4m + 3
+ * interleaved (bytes, then pairs) make dwords of one column's four rows; stage[16g + m] holds those of columns 16L + 4g
+ * .. 16L + 4g + 3 of each lane L. This piece p does rows 16p .. 16p + 15 (m = 4p .. 4p + 3). */
+XPF_INLINE void xpf_gather_bytes(const unsigned char *src, size_t lds, size_t p, __m512i *stage, size_t ahead)
+{
+    src += 16 * p * lds;
+    XPF_UNROLL
+    for (size_t m = 4 * p; m < 4 * p + 4; m++) {
+        __m512i a = xpf_load_line(&src, lds, ahead), b = xpf_load_line(&src, lds, ahead);
+        __m512i c = xpf_load_line(&src, lds, ahead), d = xpf_load_line(&src, lds, ahead);
+        __m512i x0 = _mm512_unpacklo_epi8(a, b), x1 = _mm512_unpackhi_epi8(a, b);
+        __m512i y0 = _mm512_unpacklo_epi8(c, d), y1 = _mm512_unpackhi_epi8(c, d);
+        _mm512_store_si512((void *)&stage[m], _mm512_unpacklo_epi16(x0, y0));
+        _mm512_store_si512((void *)&stage[16 + m], _mm512_unpackhi_epi16(x0, y0));
+        _mm512_store_si512((void *)&stage[32 + m], _mm512_unpacklo_epi16(x1, y1));
+        _mm512_store_si512((void *)&stage[48 + m], _mm512_unpackhi_epi16(x1, y1));
+    }
+}
+
+/* Scattering set g: its 16 registers transposed as 16 x 16 dwords leave column 16L + 4g + c, all 64 rows, one whole
+ * destination line, in register 4L + c. */
+XPF_INLINE void xpf_scatter_bytes(const __m512i *stage, size_t g, unsigned char *dst, size_t ldd, int nt)
+{
+    __m512i r[16];
+    XPF_UNROLL
+    for (int k = 0; k < 16; k++)
+        r[k] = _mm512_load_si512((const void *)&stage[16 * g + k]);
+    xpf_transpose_dwords(r);
+    XPF_UNROLL
+    for (size_t n = 0; n < 16; n++)
+        xpf_store_rows(16, &r[n], dst + (n / 4 * 16 + 4 * g + n % 4) * ldd, ldd, nt);
+}
+
+/* The 1-byte region's whole blocks on those pitches, down each column of blocks, then across: block t + 1's rows are
+ * gathered a quarter at a time, one quarter before each of block t's four scatters (two stages), as the overlapped
+ * strips do. Against the strips (the same loads of 64 rows of a line, then 16-byte lane loads from the buffer), the
+ * stage's dword form leaves full-register loads and in-register shuffles only: 8192^2 u8 gained 5-15 points of
+ * cpu-stream (docs/tuning.md, "cpu-fast: whole-line byte blocks"). Returns the columns done (whole lines). */
+XPF_INLINE size_t xpf_region_lines1(const unsigned char *src, size_t lds, size_t ni_v, size_t nj_v, unsigned char *dst,
+                                    size_t ldd, int nt, size_t ahead)
+{
+    _Alignas(64) __m512i stage[2][64];
+    const size_t n_i = ni_v / 64, n = n_i * (nj_v / 64);
+    if (!n)
+        return 0;
+    for (size_t p = 0; p < 4; p++)
+        xpf_gather_bytes(src, lds, p, stage[0], ahead);
+    for (size_t t = 0; t < n; t++) {
+        const size_t i = t % n_i * 64, j = t / n_i * 64;
+        const unsigned char *next = t + 1 < n ? src + (t + 1) % n_i * 64 * lds + (t + 1) / n_i * 64 : NULL;
+        XPF_UNROLL
+        for (size_t p = 0; p < 4; p++) {
+            if (next)
+                xpf_gather_bytes(next, lds, p, stage[(t + 1) & 1], ahead);
+            xpf_scatter_bytes(stage[t & 1], p, dst + j * ldd + i, ldd, nt);
+        }
+    }
+    return nj_v / 64 * 64;
 }
 #endif
 
@@ -198,7 +277,14 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     const size_t ahead = dense ? ni * lds : XPF_AHEAD_REGION;
     const size_t R = 16 / es, H = XPF_LANES * R;
     size_t ni_v = ni - ni % H, nj_v = nj - nj % R, j = 0;
-    if (xpf_strips_pay(es, H, lds)) {
+#if XPF_W == 64
+    const int lines1 = es == 1 && lds % XPF_ALIAS_PITCH == 0; /* whole-line byte blocks instead of strips */
+    if (lines1)
+        j = xpf_region_lines1(src, lds, ni_v, nj_v, dst, ldd, nt, ahead);
+#else
+    const int lines1 = 0;
+#endif
+    if (!lines1 && xpf_strips_pay(es, H, lds)) {
         /* Strips in order down each column of strips, then across; while the blocks of strip t read one buffer, each
          * copies a quarter of strip t + 1's rows into the other, so that the copy's loads wait under the blocks'
          * work instead of before it (XPF_ALIAS_PITCH has the measurements). */
