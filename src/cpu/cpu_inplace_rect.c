@@ -17,6 +17,10 @@ typedef struct rect_plan {
     size_t bits;  /* its bitmap's bytes, at the start of slice 0 */
 } rect_plan;
 
+/* x rounded up to whole 64-byte lines; the bytes of a bitmap of n bits (a chunk each), so rounded. */
+static size_t line_up(size_t x) { return (x + 63) & ~(size_t)63; }
+static size_t bitmap_bytes(size_t n) { return line_up((n + 7) / 8); }
+
 /* The tile form, for matrices whose gcd(rows, cols) = g makes chunks of g elements worth moving whole (at least
  * XP_TILE_CHUNK bytes): each g x g block transposed in place by the square tile swap, then the g-element chunks
  * permuted to their places by following the permutation's cycles, whole chunks a move. Two passes, each as fast as the
@@ -37,7 +41,7 @@ static void fast_forms(size_t rows, size_t cols, size_t es, size_t slice, size_t
     const size_t g = xp_gcd(rows, cols), lng = rows > cols ? rows : cols, shrt = rows + cols - lng;
     size_t n = rows / g * cols;
     *tile = *block = 0;
-    *bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    *bits = bitmap_bytes(n);
     if (g * es >= XP_TILE_CHUNK && *bits + g * es <= slice && n <= UINT32_MAX) {
         *tile = g;
         return;
@@ -46,16 +50,13 @@ static void fast_forms(size_t rows, size_t cols, size_t es, size_t slice, size_t
     while (w > 1 && w * shrt * es > slice / 2) /* and whose block fits half a slice */
         w /= 2;
     n = lng / w * shrt;
-    *bits = ((n + 7) / 8 + 63) & ~(size_t)63;
+    *bits = bitmap_bytes(n);
     if (w * es >= XP_TILE_CHUNK && w * shrt * es <= slice / 2 && *bits + w * es <= slice && n <= UINT32_MAX)
         *block = w;
 }
 
 /* A thread's slice for a matrix of `member` bytes. */
-static size_t slice_of(size_t member)
-{
-    return ((member < XP_INPLACE_SLICE ? member : XP_INPLACE_SLICE) + 63) & ~(size_t)63;
-}
+static size_t slice_of(size_t member) { return line_up(member < XP_INPLACE_SLICE ? member : XP_INPLACE_SLICE); }
 
 static void plan(const xp_inplace_call *c, rect_plan *p)
 {
@@ -458,9 +459,8 @@ static int widen_fits(const xp_inplace_call *c, size_t slice)
 {
     const int tall = c->rows > c->cols;
     const size_t s = tall ? c->cols : c->rows, w = (tall ? c->rows : c->cols) + 1, es = c->es;
-    const size_t chunk = (s * es + 63) & ~(size_t)63;
     const int fits = s >= 2 && w % s == 0 && w / s >= 2 && s * es >= XP_TILE_CHUNK && w <= UINT32_MAX &&
-                     ((w + 7) / 8 + 63) / 64 * 64 + 2 * chunk <= slice;
+                     bitmap_bytes(w) + 2 * line_up(s * es) <= slice;
     return fits ? 1 + tall : 0;
 }
 
@@ -481,9 +481,9 @@ static void widen_form(const xp_inplace_call *c, const rect_plan *p, unsigned ch
                        int tall)
 {
     const size_t s = tall ? c->cols : c->rows, w = (tall ? c->rows : c->cols) + 1, es = c->es, b = w / s, ld = w * es;
-    unsigned char *tail = ws + p->slice - ((s * es + 63) & ~(size_t)63); /* slice 0's end */
+    unsigned char *tail = ws + p->slice - line_up(s * es); /* slice 0's end */
     rect_plan q = *p;
-    q.bits = ((w + 7) / 8 + 63) & ~(size_t)63;
+    q.bits = bitmap_bytes(w);
     if (!tall) {
         xp_cpu_widen_rows(m, s, w - 1, es, tail, ws, p->slice, nt);
         widened_swaps(m, s, w, es, nt);
