@@ -72,6 +72,7 @@ static void shuffle(int *a, int n)
 }
 
 static const size_t elem_sizes[5] = {1, 2, 4, 8, 16};
+static const char *const isas[] = {"scalar", "avx2", "avx512"}; /* XPOSE_CPU_ISA caps: every kernel set */
 
 /* A dense case of es-byte elements: extents ext and permutation perm of `rank` dimensions. */
 static tcase shape_case(size_t es, int rank, const size_t *ext, const int *perm)
@@ -256,7 +257,6 @@ static void run_case(const tcase *c, xpose_backend backend)
  * the CPU kernels use threads and streaming stores. */
 static void test_random(void)
 {
-    static const char *const isas[] = {"scalar", "avx2", "avx512"};
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int t = 1; t <= 3; t++) {
@@ -298,7 +298,6 @@ static int plan_says(const tcase *c, const char *what)
  * rows of 80 and 112 bytes, 28 floats x 28). */
 static void test_tile_layouts(void)
 {
-    static const char *const isas[] = {"scalar", "avx2", "avx512"};
     int source_order = 0, row_runs = 0, gathered_in_order = 0, paired = 0, in_place = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
@@ -365,7 +364,6 @@ static void test_tile_layouts(void)
  * destination padded by a line (still dense), and the source padded by a line (rows apart: the plain region kernels). */
 static void test_dense_tiles(void)
 {
-    static const char *const isas[] = {"scalar", "avx2", "avx512"};
     int dense = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
@@ -414,7 +412,6 @@ static void test_dense_tiles(void)
  * the destination. */
 static void test_row_runs(void)
 {
-    static const char *const isas[] = {"scalar", "avx2", "avx512"};
     int in_order = 0, stream = 0, blocks = 0, staged = 0, cases = 0;
     for (int i = 0; i < 3; i++) {
         setenv("XPOSE_CPU_ISA", isas[i], 1);
