@@ -68,6 +68,8 @@ static void special_shapes(void)
         {200, 900, 4096, 256, 1},
         {130, 4200, 8192, 192, 3},
         {777, 1500, 0, 832, 1}, /* staged on whole-line pitches (AVX2 bytes): tiles start on lines, none re-read */
+        /* AVX2 2-byte block pairs: whole destination lines, rows past the last pair (1010 = 31 * 32 + 18) */
+        {1010, 700, 0, 1056, 2},
         /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
         {20000, 1, 2, 0, 1},
         {9001, 1, 3, 0, 3},

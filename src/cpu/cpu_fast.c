@@ -455,8 +455,9 @@ static void plan_layout(plan *p, const xp_call *c, const xp_fast_grid *g, const 
 /* The kernels of a call of `bytes` bytes. Where every destination row starts at the same offset in its line, tiles
  * store straight from the registers; else rows on 4-byte boundaries join lines in registers ("cpu-fast: joined
  * lines") and the rest are staged, as are registers narrower than a line whose blocks would leave more than
- * XPF_OPEN_ROWS half-written lines open (AVX2's 1- and 2-byte blocks: "cpu-fast: staging"). Returns whether stores
- * are non-temporal: they neither read the destination nor evict the source ("cpu-fast: non-temporal stores"). */
+ * XPF_OPEN_ROWS half-written lines open (AVX2's 1-byte blocks: "cpu-fast: staging"; its 2-byte blocks store whole
+ * lines in pairs instead: "cpu-fast: 2-byte block pairs on AVX2"). Returns whether stores are non-temporal: they
+ * neither read the destination nor evict the source ("cpu-fast: non-temporal stores"). */
 static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_t bytes)
 {
     const xp_shape *s = &c->s;
@@ -465,8 +466,10 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     p->region = isa->region[nt][e];
     p->region_plain = isa->region[0][e];
     p->row = isa->row[nt];
+    /* AVX2's 2-byte region blocks go in pairs that store whole lines (xpf_block_pair) where the tiles are plain */
+    const int pairs = isa->width * 2 == XPF_LINE && s->es == 2 && !(p->grid && (p->grid->rows || p->grid->cols));
     p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0) ||
-                (nt && isa->width < XPF_LINE && 16 / s->es > XPF_OPEN_ROWS);
+                (nt && isa->width < XPF_LINE && 16 / s->es > XPF_OPEN_ROWS && !pairs);
     if (p->grid && p->grid->cols) /* scattered destination rows: only the staged tiles place rows one by one */
         p->staged = 1;
     else if (p->staged && isa->lines[nt][e] && (p->ldd | p->sd_lines | (uintptr_t)c->dst) % 4 == 0) {

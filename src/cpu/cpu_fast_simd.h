@@ -112,6 +112,29 @@ XPF_INLINE void xpf_block(size_t es, const unsigned char *src, size_t lds, unsig
     xpf_store_rows(es, v, dst, ldd, nt);
 }
 
+#if XPF_W < XPF_LINE
+/* Two blocks down a column, rows 0 .. 2H - 1 from src: each of the R destination rows gets a whole line, the two
+ * registers stored back to back, where one block's half lines would leave R lines half written at once (2-byte
+ * elements on AVX2: "cpu-fast: 2-byte block pairs on AVX2"). */
+XPF_INLINE void xpf_block_pair(size_t es, const unsigned char *src, size_t lds, unsigned char *dst, size_t ldd, int nt)
+{
+    const size_t R = 16 / es, H = XPF_LANES * R;
+    xpf_vec a[16], b[16];
+    xpf_transpose_block(es, src, lds, a);
+    xpf_transpose_block(es, src + H * lds, lds, b);
+    XPF_UNROLL
+    for (size_t m = 0; m < R; m++) {
+        if (nt) {
+            xpf_stream(dst + m * ldd, a[m]);
+            xpf_stream(dst + m * ldd + XPF_W, b[m]);
+        } else {
+            xpf_store(dst + m * ldd, a[m]);
+            xpf_store(dst + m * ldd + XPF_W, b[m]);
+        }
+    }
+}
+#endif
+
 /* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a register's
  * width read the same lines again. Where the source pitch is a multiple of this, those rows fall in one L1 set, which
  * cannot hold them from one block to the next. There the strip of rows one register wide is first copied into a
@@ -311,11 +334,21 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
             for (size_t i = 0; i < ni_v; i += H)
                 xpf_block_lines4(src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt, ahead);
 #endif
-    for (; j < nj_v; j += R)
-        for (size_t i = 0; i < ni_v; i += H) {
+    for (; j < nj_v; j += R) {
+        size_t i = 0;
+#if XPF_W < XPF_LINE
+        if (es == 2)
+            for (; i + 2 * H <= ni_v; i += 2 * H) {
+                xpf_prefetch_ahead(es, src + i * lds + j * es, lds, j * es, ahead);
+                xpf_prefetch_ahead(es, src + (i + H) * lds + j * es, lds, j * es, ahead);
+                xpf_block_pair(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
+            }
+#endif
+        for (; i < ni_v; i += H) {
             xpf_prefetch_ahead(es, src + i * lds + j * es, lds, j * es, ahead);
             xpf_block(es, src + i * lds + j * es, lds, dst + j * ldd + i * es, ldd, nt);
         }
+    }
     /* Rows short of a block go to the next narrower set, which has shorter blocks (AVX2: half as many). */
     xp_fast_rim(es, src, lds, ni, nj, ni_v, nj_v, dst, ldd, XPF_NARROWER(nt, xp_elem_index(es)));
 }
