@@ -123,14 +123,9 @@ XPF_INLINE void xpf_block_pair(size_t es, const unsigned char *src, size_t lds, 
     xpf_transpose_block(es, src, lds, a);
     xpf_transpose_block(es, src + H * lds, lds, b);
     XPF_UNROLL
-    for (size_t m = 0; m < R; m++) {
-        if (nt) {
-            xpf_stream(dst + m * ldd, a[m]);
-            xpf_stream(dst + m * ldd + XPF_W, b[m]);
-        } else {
-            xpf_store(dst + m * ldd, a[m]);
-            xpf_store(dst + m * ldd + XPF_W, b[m]);
-        }
+    for (size_t m = 0; m < R; m++) { /* one register each (xpf_store_rows of one 16-byte row) */
+        xpf_store_rows(16, &a[m], dst + m * ldd, ldd, nt);
+        xpf_store_rows(16, &b[m], dst + m * ldd + XPF_W, ldd, nt);
     }
 }
 #endif
