@@ -85,7 +85,9 @@ typedef struct xpose_layout {
 } xpose_layout;
 
 /* The fastest correct transpose for the backend. CUDA: src/dst are device pointers, the call is
- * synchronous on the default stream (xpose_cuda.h has the stream-ordered entry point).
+ * synchronous on the default stream (xpose_cuda.h has the stream-ordered entry point). CPU: a call may take up to
+ * about 1.3 MiB of host memory per thread for its tiles, freed before it returns; where that allocation fails it
+ * returns XPOSE_ERR_NO_MEMORY, and dst may be partly written.
  * Returns XPOSE_OK or a negative xpose_status. Never aborts, never prints. */
 XPOSE_API int xpose_transpose(xpose_backend backend, const xpose_layout *lay, const void *src, void *dst);
 

@@ -35,7 +35,9 @@ static void layout_grid(size_t scale)
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
- * whole-line blocks: XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). */
+ * whole-line blocks: XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). AVX2's streamed
+ * bytes take bands (run_bands): tiles of 1024 rows (3000 x 2999: three, rows off line phase), two strips (4500 columns),
+ * columns short of 32 and rows short of 16. */
 static void special_shapes(void)
 {
     static const struct {

@@ -130,6 +130,63 @@ XPF_INLINE void xpf_block_pair(size_t es, const unsigned char *src, size_t lds, 
 }
 #endif
 
+#if XPF_W == 32
+/* One sub-band of 1-byte bands (xp_fast_band_fn): 16 rows from src, rows past the first n repeating row n - 1. `full`
+ * is constant per caller, so the 16 loads of a block take fixed offsets where all rows are there. */
+XPF_INLINE void xpf_sub_band(const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece, int full)
+{
+    size_t off[16];
+    XPF_UNROLL
+    for (size_t q = 0; q < 16; q++)
+        off[q] = (full || q < n ? q : n - 1) * lds;
+    for (size_t j = 0; j < nj; j += 32, piece += 32 * 16) {
+        /* Both lanes of a register from one row (32 columns): the unpack rounds of xpf_transpose_split leave lane 0 of
+         * register m holding column m and lane 1 column 16 + m, each as 16 rows. */
+        xpf_vec v[16], w[16];
+        XPF_UNROLL
+        for (size_t q = 0; q < 16; q++)
+            v[xpf_bitrev(q, 16)] = xpf_load(src + off[q] + j);
+        XPF_UNROLL
+        for (size_t g = 1; g < 16; g *= 2) {
+            XPF_UNROLL
+            for (size_t k = 0; k < 8; k++) {
+                w[2 * k] = xpf_unpack(0, g, v[k], v[k + 8]);
+                w[2 * k + 1] = xpf_unpack(1, g, v[k], v[k + 8]);
+            }
+            XPF_UNROLL
+            for (size_t k = 0; k < 16; k++)
+                v[k] = w[k];
+        }
+        XPF_UNROLL
+        for (size_t m = 0; m < 16; m++) {
+            _mm_store_si128((__m128i *)(piece + m * 16), _mm256_castsi256_si128(v[m]));
+            _mm_store_si128((__m128i *)(piece + (16 + m) * 16), _mm256_extracti128_si256(v[m], 1));
+        }
+    }
+}
+
+static XPF_TARGET void xpf_band_1(const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece)
+{
+    if (n == 16)
+        xpf_sub_band(src, lds, 16, nj, piece, 1);
+    else
+        xpf_sub_band(src, lds, n, nj, piece, 0);
+}
+/* Whole lines of a banded destination row (xp_fast_band_lines_fn): line l from pieces 4l .. 4l + 3, two 16-byte loads a
+ * register; gathering them through memory first would read 32 bytes over two 16-byte stores still in flight, which the
+ * core cannot forward. */
+static XPF_TARGET void xpf_band_lines(unsigned char *dst, size_t lines, const unsigned char *const *piece, size_t at)
+{
+    for (size_t l = 0; l < lines; l++, piece += 4, dst += XPF_LINE) {
+        xpf_stream(dst, _mm256_loadu2_m128i((const __m128i *)(piece[1] + at), (const __m128i *)(piece[0] + at)));
+        xpf_stream(dst + 32, _mm256_loadu2_m128i((const __m128i *)(piece[3] + at), (const __m128i *)(piece[2] + at)));
+    }
+}
+#define XPF_BAND xpf_band_1, xpf_band_lines
+#else
+#define XPF_BAND NULL, NULL
+#endif
+
 /* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a register's
  * width read the same lines again. Where the source pitch is a multiple of this, those rows fall in one L1 set, which
  * cannot hold them from one block to the next. There the strip of rows one register wide is first copied into a
@@ -636,4 +693,5 @@ const xp_fast_isa XPF_ISA = {
     {xpf_row_plain, xpf_row_nt},
     XPF_LINES_TABLE,
     {{xpf_runs_1, xpf_runs_2, xpf_runs_4, xpf_runs_8, xpf_runs_16},
-     {xpf_runs_nt_1, xpf_runs_nt_2, xpf_runs_nt_4, xpf_runs_nt_8, xpf_runs_nt_16}}};
+     {xpf_runs_nt_1, xpf_runs_nt_2, xpf_runs_nt_4, xpf_runs_nt_8, xpf_runs_nt_16}},
+    XPF_BAND};
