@@ -9,23 +9,25 @@
 #endif
 
 /* Quoted names are entries of docs/tuning.md, which give the measurements behind each rule. */
-#define XPF_TILE_COLS_BYTES 1024     /* a tile's width in source bytes */
-#define XPF_NT_BYTES (256 * 1024)    /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
-#define XPF_LINES_TILE_BYTES 512     /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
-#define XPF_BAND_COLS 2048           /* a 1-byte joined-lines tile's width: 128 KiB of band registers (band_bytes) */
-#define XPF_OPEN_ROWS 4              /* rows of half-written lines a narrow block may stream ("cpu-fast: staging") */
-#define XPF_BUF_BYTES (32 * 1024)    /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
-#define XPF_RUN_BYTES (64 * 1024)    /* the least a run of tiles moves ("cpu-fast: tile runs") */
-#define XPF_GROUP_BYTES 16384        /* a copy tile of short members moves at least this much */
-#define XPF_GROUP_AHEAD 16           /* runs a grouped copy prefetches ahead (run_group) */
-#define XPF_STREAM_AHEAD 4096        /* bytes a grouped copy of runs back to back prefetches ahead (run_group) */
-#define XPF_GATHER_COLS_BYTES 256    /* a gathered tile's width in source bytes (gather) */
-#define XPF_ORDER_RUN 64             /* members in source order, or dense tiles, a run takes at least (run_length) */
-#define XPF_PAIR_BYTES 32            /* paired members take turns every this many source bytes of a row (run_pair) */
-#define XPF_MAX_RUNS 64              /* the most runs of rows a tile read in place spans (plan.runs) */
-#define XPF_BYTE_BAND_ROWS 256       /* a 1-byte band's rows: 256 bytes of each destination row at once (run_bands) */
-#define XPF_BYTE_BAND_TILE_ROWS 1024 /* a band tile's rows: the bands one thread takes in turn */
-#define XPF_BYTE_BAND_COLS 4096      /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
+#define XPF_TILE_COLS_BYTES 1024  /* a tile's width in source bytes */
+#define XPF_NT_BYTES (256 * 1024) /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
+#define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
+#define XPF_BAND_COLS 2048        /* a 1-byte joined-lines tile's width: 128 KiB of band registers (band_bytes) */
+#define XPF_OPEN_ROWS 4           /* rows of half-written lines a narrow block may stream ("cpu-fast: staging") */
+#define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
+#define XPF_RUN_BYTES (64 * 1024) /* the least a run of tiles moves ("cpu-fast: tile runs") */
+#define XPF_GROUP_BYTES 16384     /* a copy tile of short members moves at least this much */
+#define XPF_GROUP_AHEAD 16        /* runs a grouped copy prefetches ahead (run_group) */
+#define XPF_STREAM_AHEAD 4096     /* bytes a grouped copy of runs back to back prefetches ahead (run_group) */
+#define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
+#define XPF_ORDER_RUN 64          /* members in source order, or dense tiles, a run takes at least (run_length) */
+#define XPF_PAIR_BYTES 32         /* paired members take turns every this many source bytes of a row (run_pair) */
+#define XPF_MAX_RUNS 64           /* the most runs of rows a tile read in place spans (plan.runs) */
+#define XPF_BAND_BYTES 256        /* a band's rows: 256 bytes of each destination row at once (run_bands) */
+#define XPF_BAND_TILE_BYTES 1024  /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
+#define XPF_BAND_TILE_COLS 4096   /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
+#define XPF_BAND_PAGE 4096        /* destination pitches of whole pages: wider elements take bands there too */
+#define XPF_BAND_MIN_ROW 1024     /* the shortest source rows bands take, in bytes */
 
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
@@ -95,7 +97,7 @@ typedef struct plan {
     int stream;           /* grouped copies of members back to back in the source: prefetched as one stream */
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
     xp_fast_runs_fn runs; /* gathered row runs read where they lie, no gathering copy (plan_tiles), else NULL */
-    xp_fast_band_fn band; /* 1-byte bands (run_bands), else NULL */
+    xp_fast_band_fn band; /* bands (run_bands), else NULL */
     xp_fast_band_lines_fn band_lines;
     int band_back; /* bands: some destination row's line straddles a tile's first row (run_bands) */
 } plan;
@@ -154,46 +156,48 @@ static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* The ring of a band tile's pieces: a slot of 16 rows for each sub-band of a band and of the 64 rows above it. */
-#define XPF_BYTE_BAND_SLOTS ((XPF_BYTE_BAND_ROWS + XPF_LINE) / 16)
+/* The ring of a band tile's pieces: a slot (16 bytes of each destination row) for each sub-band of a band and of the
+ * line's worth of rows above it. */
+#define XPF_BAND_SLOTS ((XPF_BAND_BYTES + XPF_LINE) / 16)
 
 /* The bytes of one slot of pieces for nj columns, and 256 more: slots of 64 KiB (4096 columns) would put the four
  * pieces of a destination line in one L1 and L2 set, with the other slots' lines. */
 static size_t band_slot(size_t nj) { return nj * 16 + 4 * XPF_LINE; }
 
-/* A tile of 1-byte bands (AVX2's bytes, "cpu-fast: 1-byte bands on AVX2"): rows [r0, r1) and columns [j0, j0 + nj)
- * of the member at s, d. Sub-bands of 16 rows are read across the tile's whole width, 16 row streams as the core's
- * prefetchers follow them, and transposed into pieces that fill whole lines of the thread's stage (16 bytes of a
- * destination row each); every XPF_BYTE_BAND_ROWS rows, each destination row gathers its pieces and leaves in whole lines
- * (four, where its pitch is a power of two and fewer lines a row run at a fraction of the copy's speed). The pieces of
- * the last 64 rows stay in the stage, a ring of XPF_BYTE_BAND_ROWS + 64 rows, so that the line a destination row has
- * across two bands is written whole by the second; the tile's first band computes those rows itself (band_back).
- * Columns short of 32 go through the scalar rim. */
+/* A band tile ("cpu-fast: bands on AVX2"): rows [r0, r1) and columns [j0, j0 + nj) of the member at s, d. Sub-bands of
+ * 16 / es rows (16 bytes of each destination row) are read across the tile's whole width, a few row streams that the
+ * core's prefetchers follow, and transposed into 16-byte pieces that fill whole lines of the thread's ring; every
+ * XPF_BAND_BYTES of rows, each destination row gathers its pieces and leaves in whole lines (four, where a power-of-two
+ * pitch runs fewer lines a row at a fraction of the copy's speed). The ring keeps the pieces of the last line's worth
+ * of rows, so that the line a destination row has across two bands is written whole by the second; a tile's first
+ * band computes those rows itself (band_back). Columns short of a block go through the scalar rim. */
 static void run_bands(const plan *p, const unsigned char *s, unsigned char *d, size_t r0, size_t r1, size_t j0,
-                      size_t nj, unsigned char *stage)
+                      size_t nj, unsigned char *ring)
 {
-    const size_t nj_v = nj & ~(size_t)31, slots = XPF_BYTE_BAND_SLOTS, slot = band_slot(nj_v);
-    const size_t start = r0 > 0 && p->band_back ? r0 - XPF_LINE : r0; /* r0 is a multiple of 1024 */
-    _Alignas(64) unsigned char row[XPF_BYTE_BAND_ROWS + XPF_LINE];
-    s += j0;
+    const size_t es = p->es, R = 16 / es, band = XPF_BAND_BYTES / es, back = XPF_LINE / es;
+    const size_t nj_v = nj - nj % (32 / es), slots = XPF_BAND_SLOTS, slot = band_slot(nj_v);
+    const size_t start = r0 > 0 && p->band_back ? r0 - back : r0; /* r0: a multiple of the tile's rows */
+    _Alignas(64) unsigned char row[XPF_BAND_BYTES + XPF_LINE];
+    s += j0 * es;
     d += j0 * p->ldd;
-    for (size_t i = start; i < r0; i += 16)
-        p->band(s + i * p->lds, p->lds, 16, nj_v, stage + (i - start) / 16 % slots * slot);
-    for (size_t i0 = r0; i0 < r1 && nj_v; i0 += XPF_BYTE_BAND_ROWS) {
-        const size_t i1 = r1 - i0 < XPF_BYTE_BAND_ROWS ? r1 : i0 + XPF_BYTE_BAND_ROWS;
-        for (size_t i = i0; i < i1; i += 16)
-            p->band(s + i * p->lds, p->lds, i1 - i < 16 ? i1 - i : 16, nj_v, stage + (i - start) / 16 % slots * slot);
-        /* rows [b0, i1) are in the stage: the line holding row i0's byte starts at most 63 rows above it */
-        const size_t b0 = i0 - start >= XPF_LINE ? i0 - XPF_LINE : start;
-        const unsigned char *piece[(XPF_BYTE_BAND_ROWS + XPF_LINE) / 16];
-        for (size_t i = b0, k = 0; i < i1; i += 16, k++)
-            piece[k] = stage + (i - start) / 16 % slots * slot;
+    for (size_t i = start; i < r0; i += R)
+        p->band(s + i * p->lds, p->lds, R, nj_v, ring + (i - start) / R % slots * slot);
+    for (size_t i0 = r0; i0 < r1 && nj_v; i0 += band) {
+        const size_t i1 = r1 - i0 < band ? r1 : i0 + band;
+        for (size_t i = i0; i < i1; i += R)
+            p->band(s + i * p->lds, p->lds, i1 - i < R ? i1 - i : R, nj_v, ring + (i - start) / R % slots * slot);
+        /* rows [b0, i1) are in the ring: the line holding row i0 starts at most a line's worth of rows above it */
+        const size_t b0 = i0 - start >= back ? i0 - back : start;
+        const unsigned char *piece[XPF_BAND_SLOTS];
+        for (size_t i = b0, k = 0; i < i1; i += R, k++)
+            piece[k] = ring + (i - start) / R % slots * slot;
         for (size_t c = 0; c < nj_v; c++) {
             unsigned char *dr = d + c * p->ldd; /* element 0 of this destination row */
-            uintptr_t first = (uintptr_t)(dr + i0) & ~(uintptr_t)(XPF_LINE - 1);
-            uintptr_t a = first > (uintptr_t)(dr + b0) ? first : (uintptr_t)(dr + b0);
-            uintptr_t b = i1 == p->rows ? (uintptr_t)(dr + i1) : (uintptr_t)(dr + i1) & ~(uintptr_t)(XPF_LINE - 1);
-            size_t skip = a - (uintptr_t)(dr + b0);                   /* the row's bytes before a in its pieces */
+            uintptr_t first = (uintptr_t)(dr + i0 * es) & ~(uintptr_t)(XPF_LINE - 1), from = (uintptr_t)(dr + b0 * es);
+            uintptr_t a = first > from ? first : from, b = (uintptr_t)(dr + i1 * es);
+            if (i1 != p->rows)
+                b &= ~(uintptr_t)(XPF_LINE - 1);
+            size_t skip = a - from;                                   /* the row's bytes before a in its pieces */
             if (b > a && (a | skip) % 16 == 0 && a % XPF_LINE == 0) { /* lines of whole pieces */
                 const size_t lines = (b - a) / XPF_LINE;
                 p->band_lines((unsigned char *)a, lines, piece + skip / 16, c * 16);
@@ -202,12 +206,12 @@ static void run_bands(const plan *p, const unsigned char *s, unsigned char *d, s
             }
             if (b <= a)
                 continue;
-            for (size_t i = b0; i < i1; i += 16) /* the rest through memory: a pitch off 16 bytes, the matrix's ends */
-                memcpy(row + (i - b0), piece[(i - b0) / 16] + c * 16, 16);
+            for (size_t i = b0; i < i1; i += R) /* the rest through memory: a pitch off 16 bytes, the matrix's ends */
+                memcpy(row + (i - b0) * es, piece[(i - b0) / R] + c * 16, 16);
             p->row((unsigned char *)a, row + skip, b - a);
         }
     }
-    xp_fast_rim(1, s + r0 * p->lds, p->lds, r1 - r0, nj, r1 - r0, nj_v, d + r0, p->ldd, NULL);
+    xp_fast_rim(es, s + r0 * p->lds, p->lds, r1 - r0, nj, r1 - r0, nj_v, d + r0 * es, p->ldd, NULL);
 }
 
 /* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), longer where a tile row
@@ -537,11 +541,13 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     const int pairs = isa->width * 2 == XPF_LINE && s->es == 2 && !(p->grid && (p->grid->rows || p->grid->cols));
     p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0) ||
                 (nt && isa->width < XPF_LINE && 16 / s->es > XPF_OPEN_ROWS && !pairs);
-    /* AVX2's bytes go in bands where they would be staged, the tiles plain and large enough ("cpu-fast: 1-byte bands on
-     * AVX2") */
-    if (p->staged && isa->band && s->es == 1 && nt && !p->copy && !(p->grid && (p->grid->rows || p->grid->cols)) &&
-        s->rows >= XPF_LINE && s->cols >= 32) {
-        p->band = isa->band;
+    /* AVX2 bands ("cpu-fast: bands on AVX2"): bytes where they would be staged, 2- and 4-byte elements where their
+     * destination pitch is whole 4 KiB pages; plain tiles of streaming calls, members of a band's rows and a KiB of
+     * columns or more (a permutation's 32 x 32 and 64 x 64 float members ran at half and three quarters the speed) */
+    const int banded = s->es == 1 ? p->staged : s->es <= 4 && p->ldd % XPF_BAND_PAGE == 0;
+    if (banded && isa->band[e] && nt && !p->copy && !(p->grid && (p->grid->rows || p->grid->cols)) &&
+        s->rows * s->es >= XPF_BAND_BYTES && s->cols * s->es >= XPF_BAND_MIN_ROW) {
+        p->band = isa->band[e];
         p->band_lines = isa->band_lines;
         p->band_back = (p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE != 0;
         p->staged = 0;
@@ -586,10 +592,11 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     if (p->staged && p->ti * s->es < 256) /* a staged tile's line of margin costs rows */
         p->ti = 256 / s->es;
     p->tj = XPF_TILE_COLS_BYTES / s->es;
-    if (p->band) { /* strips of at most XPF_BYTE_BAND_COLS columns, as even as whole blocks of 32 make them */
-        const size_t cols_v = s->cols & ~(size_t)31, strips = (cols_v + XPF_BYTE_BAND_COLS - 1) / XPF_BYTE_BAND_COLS;
-        p->ti = XPF_BYTE_BAND_TILE_ROWS;
-        p->tj = (cols_v / strips + 31) & ~(size_t)31;
+    if (p->band) { /* strips of at most XPF_BAND_TILE_COLS columns, as even as whole blocks make them */
+        const size_t cb = 32 / s->es, cols_v = s->cols - s->cols % cb;
+        const size_t strips = (cols_v + XPF_BAND_TILE_COLS - 1) / XPF_BAND_TILE_COLS;
+        p->ti = XPF_BAND_TILE_BYTES / s->es;
+        p->tj = (cols_v / strips + cb - 1) / cb * cb;
     } else if (p->lines) { /* short joined lines from 4-byte elements on only */
         p->ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p->block_rows)
                                                       : XPF_LINES_TILE_BYTES / s->es;
@@ -686,7 +693,7 @@ static unsigned char *room(size_t n)
 static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
     /* each thread's buffer for gathered tiles, or for the pieces of bands (run_bands) */
-    const size_t gather_bytes = p->band ? XPF_BYTE_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
+    const size_t gather_bytes = p->band ? XPF_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
     int failed = 0;
     if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];

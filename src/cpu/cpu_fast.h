@@ -43,9 +43,9 @@ typedef void (*xp_fast_lines_fn)(const unsigned char *src, size_t lds, size_t ni
  * columns: 64 bytes a column. */
 #define XPF_BAND_BYTES_PER_COL 64
 
-/* 1-byte bands (AVX2): n source rows (1 to 16) of nj columns (a multiple of 32) from src, transposed into pieces:
- * column j's n bytes (rows 0 .. n - 1, 16 bytes with the rows past n undefined) at piece + 16 * j, 64-byte aligned.
- * cpu_fast.c's run_bands gathers a destination row from the pieces of consecutive sub-bands. */
+/* Bands (AVX2): n source rows (1 to 16 / es) of nj columns (a multiple of 32 / es) from src, transposed into pieces:
+ * column j's n elements (16 bytes, the rows past n undefined) at piece + 16 * j, 64-byte aligned. cpu_fast.c's
+ * run_bands gathers a destination row from the pieces of consecutive sub-bands. */
 typedef void (*xp_fast_band_fn)(const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece);
 /* `lines` whole lines at dst (on a line), non-temporal, line l from the 16-byte pieces at piece[4l + k] + at, k = 0..3. */
 typedef void (*xp_fast_band_lines_fn)(unsigned char *dst, size_t lines, const unsigned char *const *piece, size_t at);
@@ -60,7 +60,7 @@ typedef struct xp_fast_isa {
     xp_fast_row_fn row[2];
     xp_fast_lines_fn lines[2][5]; /* NULL where the set has no two-register permute */
     xp_fast_runs_fn runs[2][5];   /* NULL where the set has none (scalar) */
-    xp_fast_band_fn band;         /* 1-byte bands; NULL where the set has none (all but AVX2) */
+    xp_fast_band_fn band[5];      /* bands; NULL where the set has none (all but AVX2) */
     xp_fast_band_lines_fn band_lines;
 } xp_fast_isa;
 

@@ -131,47 +131,53 @@ XPF_INLINE void xpf_block_pair(size_t es, const unsigned char *src, size_t lds, 
 #endif
 
 #if XPF_W == 32
-/* One sub-band of 1-byte bands (xp_fast_band_fn): 16 rows from src, rows past the first n repeating row n - 1. `full`
- * is constant per caller, so the 16 loads of a block take fixed offsets where all rows are there. */
-XPF_INLINE void xpf_sub_band(const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece, int full)
+/* One sub-band (xp_fast_band_fn): R = 16 / es rows from src, rows past the first n repeating row n - 1. `full` is
+ * constant per caller, so the loads of a block take fixed offsets where all rows are there. */
+XPF_INLINE void xpf_sub_band(size_t es, const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece,
+                             int full)
 {
+    const size_t R = 16 / es;
     size_t off[16];
     XPF_UNROLL
-    for (size_t q = 0; q < 16; q++)
+    for (size_t q = 0; q < R; q++)
         off[q] = (full || q < n ? q : n - 1) * lds;
-    for (size_t j = 0; j < nj; j += 32, piece += 32 * 16) {
-        /* Both lanes of a register from one row (32 columns): the unpack rounds of xpf_transpose_split leave lane 0 of
-         * register m holding column m and lane 1 column 16 + m, each as 16 rows. */
+    for (size_t j = 0; j < nj; j += 2 * R, piece += 2 * R * 16) {
+        /* Both lanes of a register from one row (2R columns): the unpack rounds of xpf_transpose_split leave lane 0 of
+         * register m holding column m and lane 1 column R + m, each as R rows: one piece. */
         xpf_vec v[16], w[16];
         XPF_UNROLL
-        for (size_t q = 0; q < 16; q++)
-            v[xpf_bitrev(q, 16)] = xpf_load(src + off[q] + j);
+        for (size_t q = 0; q < R; q++)
+            v[xpf_bitrev(q, R)] = xpf_load(src + off[q] + j * es);
         XPF_UNROLL
-        for (size_t g = 1; g < 16; g *= 2) {
+        for (size_t g = 1; g < R; g *= 2) {
             XPF_UNROLL
-            for (size_t k = 0; k < 8; k++) {
-                w[2 * k] = xpf_unpack(0, g, v[k], v[k + 8]);
-                w[2 * k + 1] = xpf_unpack(1, g, v[k], v[k + 8]);
+            for (size_t k = 0; k < R / 2; k++) {
+                w[2 * k] = xpf_unpack(0, es * g, v[k], v[k + R / 2]);
+                w[2 * k + 1] = xpf_unpack(1, es * g, v[k], v[k + R / 2]);
             }
             XPF_UNROLL
-            for (size_t k = 0; k < 16; k++)
+            for (size_t k = 0; k < R; k++)
                 v[k] = w[k];
         }
         XPF_UNROLL
-        for (size_t m = 0; m < 16; m++) {
+        for (size_t m = 0; m < R; m++) {
             _mm_store_si128((__m128i *)(piece + m * 16), _mm256_castsi256_si128(v[m]));
-            _mm_store_si128((__m128i *)(piece + (16 + m) * 16), _mm256_extracti128_si256(v[m], 1));
+            _mm_store_si128((__m128i *)(piece + (R + m) * 16), _mm256_extracti128_si256(v[m], 1));
         }
     }
 }
 
-static XPF_TARGET void xpf_band_1(const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece)
-{
-    if (n == 16)
-        xpf_sub_band(src, lds, 16, nj, piece, 1);
-    else
-        xpf_sub_band(src, lds, n, nj, piece, 0);
-}
+#define XPF_BAND_(N, T)                                                                                                \
+    static XPF_TARGET void xpf_band_##N(const unsigned char *src, size_t lds, size_t n, size_t nj,                     \
+                                        unsigned char *piece)                                                          \
+    {                                                                                                                  \
+        if (n == 16 / N)                                                                                               \
+            xpf_sub_band(N, src, lds, n, nj, piece, 1);                                                                \
+        else                                                                                                           \
+            xpf_sub_band(N, src, lds, n, nj, piece, 0);                                                                \
+    }
+XP_FOR_EACH_ELEM(XPF_BAND_)
+
 /* Whole lines of a banded destination row (xp_fast_band_lines_fn): line l from pieces 4l .. 4l + 3, two 16-byte loads a
  * register; gathering them through memory first would read 32 bytes over two 16-byte stores still in flight, which the
  * core cannot forward. */
@@ -182,9 +188,9 @@ static XPF_TARGET void xpf_band_lines(unsigned char *dst, size_t lines, const un
         xpf_stream(dst + 32, _mm256_loadu2_m128i((const __m128i *)(piece[3] + at), (const __m128i *)(piece[2] + at)));
     }
 }
-#define XPF_BAND xpf_band_1, xpf_band_lines
+#define XPF_BAND {xpf_band_1, xpf_band_2, xpf_band_4, xpf_band_8, xpf_band_16}, xpf_band_lines
 #else
-#define XPF_BAND NULL, NULL
+#define XPF_BAND {NULL}, NULL
 #endif
 
 /* 1-byte blocks read 16 bytes of each of 64 rows (AVX-512; 32 with AVX2), and the XPF_W / 16 blocks across a register's
