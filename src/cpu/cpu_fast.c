@@ -29,6 +29,9 @@
 #define XPF_BAND_PAGE 4096        /* destination pitches of whole pages: wider elements take bands there too */
 #define XPF_BAND_MIN_ROW 1024     /* the shortest source rows bands take, in bytes */
 
+/* The smallest call bands take, in bytes (1024^2 bytes ran slower in them, 2048^2 faster). */
+#define XPF_BAND_MIN_CALL (2u << 20)
+
 /* The widest instruction set the CPU has (docs/tuning.md, "cpu-fast: instruction set");
  * XPOSE_CPU_ISA=scalar|avx2|avx512 caps it (to compare them, or to test every path). */
 const xp_fast_isa *xp_fast_pick_isa(void)
@@ -545,8 +548,9 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
      * destination pitch is whole 4 KiB pages; plain tiles of streaming calls, members of a band's rows and a KiB of
      * columns or more (a permutation's 32 x 32 and 64 x 64 float members ran at half and three quarters the speed) */
     const int banded = s->es == 1 ? p->staged : s->es <= 4 && p->ldd % XPF_BAND_PAGE == 0;
-    if (banded && isa->band[e] && nt && !p->copy && !(p->grid && (p->grid->rows || p->grid->cols)) &&
-        s->rows * s->es >= XPF_BAND_BYTES && s->cols * s->es >= XPF_BAND_MIN_ROW) {
+    if (banded && bytes >= XPF_BAND_MIN_CALL && isa->band[e] && nt && !p->copy &&
+        !(p->grid && (p->grid->rows || p->grid->cols)) && s->rows * s->es >= XPF_BAND_BYTES &&
+        s->cols * s->es >= XPF_BAND_MIN_ROW) {
         p->band = isa->band[e];
         p->band_lines = isa->band_lines;
         p->band_back = (p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE != 0;
@@ -595,8 +599,12 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     if (p->band) { /* strips of at most XPF_BAND_TILE_COLS columns, as even as whole blocks make them */
         const size_t cb = 32 / s->es, cols_v = s->cols - s->cols % cb;
         const size_t strips = (cols_v + XPF_BAND_TILE_COLS - 1) / XPF_BAND_TILE_COLS;
-        p->ti = XPF_BAND_TILE_BYTES / s->es;
         p->tj = (cols_v / strips + cb - 1) / cb * cb;
+        /* shorter tiles, down to one band, until the call has 4 tiles a thread (1024^2 bytes was one tile) */
+        const size_t least = 4 * (size_t)xpose_get_threads();
+        for (p->ti = XPF_BAND_TILE_BYTES / s->es;
+             p->ti * s->es > XPF_BAND_BYTES && (s->rows + p->ti - 1) / p->ti * strips * s->batch < least;)
+            p->ti /= 2;
     } else if (p->lines) { /* short joined lines from 4-byte elements on only */
         p->ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p->block_rows)
                                                       : XPF_LINES_TILE_BYTES / s->es;
