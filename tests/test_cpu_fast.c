@@ -36,7 +36,7 @@ static void layout_grid(size_t scale)
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
  * whole-line blocks: XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). AVX2's streamed
- * bytes, and 2- and 4-byte elements on destination pitches of whole pages, take bands (run_bands): tiles of 1024 bytes
+ * bytes, and 2- to 8-byte elements on destination pitches of whole pages, take bands (run_bands): tiles of 1024 bytes
  * of rows (3000 x 2999: three, rows off line phase), two strips (4500 columns), columns and rows short of a block. */
 static void special_shapes(void)
 {
@@ -59,7 +59,7 @@ static void special_shapes(void)
         {64, 8192, 0, 0, 1},
         {3000, 2999, 0, 0, 1},
         {2047, 1025, 2050, 2049, 1},
-        {1500, 700, 0, 2048, 1}, /* AVX2 bands of 2- and 4-byte elements: destination pitches of whole pages */
+        {1500, 700, 0, 2048, 1}, /* AVX2 bands of 2- to 8-byte elements: destination pitches of whole pages */
         {600, 1100, 1200, 1024, 2},
         {1000, 4000, 4096, 1024, 1},
         {300, 4100, 8192, 320, 2},

@@ -544,10 +544,10 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     const int pairs = isa->width * 2 == XPF_LINE && s->es == 2 && !(p->grid && (p->grid->rows || p->grid->cols));
     p->staged = p->ldd % XPF_LINE != 0 || (s->batch > 1 && p->sd_lines % XPF_LINE != 0) ||
                 (nt && isa->width < XPF_LINE && 16 / s->es > XPF_OPEN_ROWS && !pairs);
-    /* AVX2 bands ("cpu-fast: bands on AVX2"): bytes where they would be staged, 2- and 4-byte elements where their
+    /* AVX2 bands ("cpu-fast: bands on AVX2"): bytes where they would be staged, 2- to 8-byte elements where their
      * destination pitch is whole 4 KiB pages; plain tiles of streaming calls, members of a band's rows and a KiB of
      * columns or more (a permutation's 32 x 32 and 64 x 64 float members ran at half and three quarters the speed) */
-    const int banded = s->es == 1 ? p->staged : s->es <= 4 && p->ldd % XPF_BAND_PAGE == 0;
+    const int banded = s->es == 1 ? p->staged : s->es <= 8 && p->ldd % XPF_BAND_PAGE == 0;
     if (banded && bytes >= XPF_BAND_MIN_CALL && isa->band[e] && nt && !p->copy &&
         !(p->grid && (p->grid->rows || p->grid->cols)) && s->rows * s->es >= XPF_BAND_BYTES &&
         s->cols * s->es >= XPF_BAND_MIN_ROW) {
