@@ -701,12 +701,12 @@ static unsigned char *room(size_t n)
 static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
     /* each thread's buffer for gathered tiles, or for the pieces of bands (run_bands) */
-    const size_t gather_bytes = p->band ? XPF_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
+    const size_t room_bytes = p->band ? XPF_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
     int failed = 0;
     if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
-        unsigned char *gbuf = room(gather_bytes), *owned, *band = band_room(p, buf, &owned);
-        if ((gather_bytes && !gbuf) || band_failed(p, band)) {
+        unsigned char *gbuf = room(room_bytes), *owned, *band = band_room(p, buf, &owned);
+        if ((room_bytes && !gbuf) || band_failed(p, band)) {
             free(gbuf);
             free(owned);
             return XPOSE_ERR_NO_MEMORY;
@@ -724,8 +724,8 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 #pragma omp parallel num_threads(xpose_get_threads()) reduction(| : failed)
     {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
-        unsigned char *gbuf = room(gather_bytes), *owned, *band = band_room(p, buf, &owned);
-        failed = (gather_bytes && !gbuf) || band_failed(p, band);
+        unsigned char *gbuf = room(room_bytes), *owned, *band = band_room(p, buf, &owned);
+        failed = (room_bytes && !gbuf) || band_failed(p, band);
         cursor cur = {SIZE_MAX, {{0}, 0, 0}};
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)

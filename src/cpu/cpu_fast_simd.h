@@ -27,29 +27,12 @@ XPF_INLINE size_t xpf_bitrev(size_t k, size_t n)
     return rev16[k] / (16 / n);
 }
 
-/* One block: R = 16/es columns (16 bytes) of LANES*R rows. Lane l of register k is loaded from row
- * l*R + bitrev(k); x86 unpacks interleave inside 128-bit lanes, so log2(R) rounds (granularity es, 2es,
- * ... 8 bytes) transpose each lane's R x R square, and register m ends up holding destination row m whole:
- * LANES*R consecutive elements, one full register. Gathering lanes on the load side costs inserts
- * that run on two ports, where extracting them on the store side would cost one port and partial lines.
- * Rows past the first `left` continue at `next` (pitch lds still): rows that come in runs at their own addresses,
- * read where they lie (xpf_region_runs). */
-XPF_INLINE void xpf_transpose_split(size_t es, const unsigned char *src, size_t lds, size_t left,
-                                    const unsigned char *next, xpf_vec v[16])
+/* The log2(R) unpack rounds (R = 16 / es; granularity es, 2es, ... 8 bytes) that transpose each 128-bit lane's R x R
+ * square of registers 0 .. R - 1, loaded with row q in register bitrev(q): register m then holds column m. */
+XPF_INLINE void xpf_unpack_rounds(size_t es, xpf_vec v[16])
 {
     const size_t R = 16 / es;
     xpf_vec w[16];
-    /* Rows in order through one moving pointer, which the empty asm keeps the compiler from turning back into
-     * up to 64 precomputed row offsets: those would not fit the integer registers and would be spilled. */
-    XPF_UNROLL
-    for (size_t l = 0; l < XPF_LANES; l++) {
-        XPF_UNROLL
-        for (size_t q = 0; q < R; q++) {
-            v[xpf_bitrev(q, R)] = xpf_load_lane(v[xpf_bitrev(q, R)], l, src);
-            src = l * R + q + 1 == left ? next : src + lds;
-            __asm__("" : "+r"(src));
-        }
-    }
     XPF_UNROLL
     for (size_t s = 1; s < R; s *= 2) {
         XPF_UNROLL
@@ -61,6 +44,31 @@ XPF_INLINE void xpf_transpose_split(size_t es, const unsigned char *src, size_t 
         for (size_t k = 0; k < R; k++)
             v[k] = w[k];
     }
+}
+
+/* One block: R = 16/es columns (16 bytes) of LANES*R rows. Lane l of register k is loaded from row
+ * l*R + bitrev(k); x86 unpacks interleave inside 128-bit lanes, so log2(R) rounds (granularity es, 2es,
+ * ... 8 bytes) transpose each lane's R x R square, and register m ends up holding destination row m whole:
+ * LANES*R consecutive elements, one full register. Gathering lanes on the load side costs inserts
+ * that run on two ports, where extracting them on the store side would cost one port and partial lines.
+ * Rows past the first `left` continue at `next` (pitch lds still): rows that come in runs at their own addresses,
+ * read where they lie (xpf_region_runs). */
+XPF_INLINE void xpf_transpose_split(size_t es, const unsigned char *src, size_t lds, size_t left,
+                                    const unsigned char *next, xpf_vec v[16])
+{
+    const size_t R = 16 / es;
+    /* Rows in order through one moving pointer, which the empty asm keeps the compiler from turning back into
+     * up to 64 precomputed row offsets: those would not fit the integer registers and would be spilled. */
+    XPF_UNROLL
+    for (size_t l = 0; l < XPF_LANES; l++) {
+        XPF_UNROLL
+        for (size_t q = 0; q < R; q++) {
+            v[xpf_bitrev(q, R)] = xpf_load_lane(v[xpf_bitrev(q, R)], l, src);
+            src = l * R + q + 1 == left ? next : src + lds;
+            __asm__("" : "+r"(src));
+        }
+    }
+    xpf_unpack_rounds(es, v);
 }
 
 /* A block of rows lds apart (the switch never taken: the compiler drops it). */
@@ -142,23 +150,13 @@ XPF_INLINE void xpf_sub_band(size_t es, const unsigned char *src, size_t lds, si
     for (size_t q = 0; q < R; q++)
         off[q] = (full || q < n ? q : n - 1) * lds;
     for (size_t j = 0; j < nj; j += 2 * R, piece += 2 * R * 16) {
-        /* Both lanes of a register from one row (2R columns): the unpack rounds of xpf_transpose_split leave lane 0 of
-         * register m holding column m and lane 1 column R + m, each as R rows: one piece. */
-        xpf_vec v[16], w[16];
+        /* Both lanes of a register from one row (2R columns): the unpack rounds leave lane 0 of register m holding
+         * column m and lane 1 column R + m, each as R rows: one piece. */
+        xpf_vec v[16];
         XPF_UNROLL
         for (size_t q = 0; q < R; q++)
             v[xpf_bitrev(q, R)] = xpf_load(src + off[q] + j * es);
-        XPF_UNROLL
-        for (size_t g = 1; g < R; g *= 2) {
-            XPF_UNROLL
-            for (size_t k = 0; k < R / 2; k++) {
-                w[2 * k] = xpf_unpack(0, es * g, v[k], v[k + R / 2]);
-                w[2 * k + 1] = xpf_unpack(1, es * g, v[k], v[k + R / 2]);
-            }
-            XPF_UNROLL
-            for (size_t k = 0; k < R; k++)
-                v[k] = w[k];
-        }
+        xpf_unpack_rounds(es, v);
         XPF_UNROLL
         for (size_t m = 0; m < R; m++) {
             _mm_store_si128((__m128i *)(piece + m * 16), _mm256_castsi256_si128(v[m]));
