@@ -36,8 +36,9 @@ static void layout_grid(size_t scale)
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
  * whole-line blocks: XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). AVX2's streamed
- * bytes, and 2- to 8-byte elements on destination pitches of whole pages, take bands (run_bands): tiles of 1024 bytes
- * of rows (3000 x 2999: three, rows off line phase), two strips (4500 columns), columns and rows short of a block. */
+ * bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source pages), take bands
+ * (run_bands): tiles of 1024 bytes of rows (3000 x 2999: three, rows off line phase), two strips (4500 columns),
+ * columns and rows short of a block. */
 static void special_shapes(void)
 {
     static const struct {
@@ -63,7 +64,8 @@ static void special_shapes(void)
         {600, 1100, 1200, 1024, 2},
         {1000, 4000, 4096, 1024, 1},
         {300, 4100, 8192, 320, 2},
-        {700, 3000, 4096, 701, 1}, /* staged: tall strips */
+        {700, 3000, 4096, 701, 1}, /* staged: tall strips (AVX2: bands on source pages) */
+        {260, 2100, 16384, 0, 1},  /* AVX2 4-byte bands: 16 rows of a tile in one L2 set */
         /* 4-byte whole-line blocks (4 KiB-multiple pitches): columns past the last 16, cached and streaming stores */
         {333, 1028, 2048, 336, 1},
         {150, 200, 1024, 0, 1},

@@ -26,7 +26,8 @@
 #define XPF_BAND_BYTES 256        /* a band's rows: 256 bytes of each destination row at once (run_bands) */
 #define XPF_BAND_TILE_BYTES 1024  /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
 #define XPF_BAND_TILE_COLS 4096   /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
-#define XPF_BAND_PAGE 4096        /* destination pitches of whole pages: wider elements take bands there too */
+#define XPF_BAND_PAGE 4096        /* pitches of whole pages: wider elements take bands there too */
+#define XPF_BAND_SET_PITCH 65536  /* source pitches that put 16 rows in one set of an 8-way 512 KiB L2 (Zen 3) */
 #define XPF_BAND_MIN_ROW 1024     /* the shortest source rows bands take, in bytes */
 
 /* The smallest call bands take, in bytes (1024^2 bytes ran slower in them, 2048^2 faster). */
@@ -546,8 +547,13 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
                 (nt && isa->width < XPF_LINE && 16 / s->es > XPF_OPEN_ROWS && !pairs);
     /* AVX2 bands ("cpu-fast: bands on AVX2"): bytes where they would be staged, 2- to 8-byte elements where their
      * destination pitch is whole 4 KiB pages; plain tiles of streaming calls, members of a band's rows and a KiB of
-     * columns or more (a permutation's 32 x 32 and 64 x 64 float members ran at half and three quarters the speed) */
-    const int banded = s->es == 1 ? p->staged : s->es <= 8 && p->ldd % XPF_BAND_PAGE == 0;
+     * columns or more (a permutation's 32 x 32 and 64 x 64 float members ran at half and three quarters the speed).
+     * Source pitches of whole pages ("cpu-fast: bands on source pages"): staged tiles, 2-byte blocks (16 rows in
+     * one L1 set), and 4-byte tiles of a KiB of rows whose 16 rows share an L2 set. */
+    const int src_pages = p->lds % XPF_BAND_PAGE == 0 &&
+                          (p->staged || s->es == 2 ||
+                           (s->es == 4 && p->lds % XPF_BAND_SET_PITCH == 0 && s->rows * s->es >= XPF_BAND_TILE_BYTES));
+    const int banded = s->es == 1 ? p->staged : s->es <= 8 && (p->ldd % XPF_BAND_PAGE == 0 || src_pages);
     if (banded && bytes >= XPF_BAND_MIN_CALL && isa->band[e] && nt && !p->copy &&
         !(p->grid && (p->grid->rows || p->grid->cols)) && s->rows * s->es >= XPF_BAND_BYTES &&
         s->cols * s->es >= XPF_BAND_MIN_ROW) {
