@@ -287,6 +287,26 @@ static int plan_says(const tcase *c, const char *what)
     return strstr(how, what) != NULL;
 }
 
+/* A tensor's extents and permutation, up to rank 5. */
+typedef struct perm_shape {
+    int rank;
+    size_t ext[5];
+    int perm[5];
+} perm_shape;
+
+/* The destination dense (pad 0), each of its dimensions padded by a line's worth of elements (1) or by one (2), or
+ * (3) the outer ones by a line. */
+static void pad_dst(tcase *c, int pad)
+{
+    c->dense_dst = pad == 0;
+    int64_t st = 1;
+    for (int m = c->rank - 1; pad && m >= 0; m--) {
+        c->ds[m] = st;
+        const int64_t line = (int64_t)(64 / c->es);
+        st = st * (int64_t)c->ext[c->perm[m]] + (pad == 2 ? 1 : pad == 3 && m == c->rank - 1 ? 0 : line);
+    }
+}
+
 /* The tiles' two layouts that skip the gathering and staging passes, at every element size, with odd and prime
  * extents, past the size from which threads and streaming stores start, dense and with padded strides (whole-line
  * padding, which keeps the source-order walk; odd padding, which sends the case elsewhere), under every instruction
@@ -303,11 +323,7 @@ static void test_tile_layouts(void)
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         for (int e = 0; e < 5; e++) {
             const size_t es = elem_sizes[e];
-            const struct {
-                int rank;
-                size_t ext[5];
-                int perm[5];
-            } shapes[] = {
+            const perm_shape shapes[] = {
                 {4, {128 / es, 37, 41, 7}, {3, 2, 1, 0}},     /* rows of 128 bytes */
                 {4, {64 / es, 3, 5, 2}, {3, 2, 1, 0}},        /* rows of a line */
                 {5, {64 / es, 6, 3, 4, 37}, {4, 3, 2, 1, 0}}, /* rows of a line, walked in pairs */
@@ -324,18 +340,7 @@ static void test_tile_layouts(void)
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
                 for (int pad = 0; pad < 4; pad++) {
                     tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
-                    c.dense_dst = pad == 0;
-                    if (pad) { /* each destination dimension padded by a line's worth of elements or by one, or (3)
-                                * the outer ones by a line */
-                        int64_t st = 1;
-                        for (int m = c.rank - 1; m >= 0; m--) {
-                            c.ds[m] = st;
-                            const int64_t line = (int64_t)(64 / es);
-                            st = st * (int64_t)c.ext[c.perm[m]] + (pad == 2                      ? 1
-                                                                   : pad == 3 && m == c.rank - 1 ? 0
-                                                                                                 : line);
-                        }
-                    }
+                    pad_dst(&c, pad);
                     const int in_order = plan_says(&c, "members in source order"),
                               runs = plan_says(&c, "gathered row runs") || plan_says(&c, "row runs read in place");
                     in_place += plan_says(&c, "row runs read in place");
@@ -355,6 +360,40 @@ static void test_tile_layouts(void)
     CHECK(paired >= 15, "only %d cases walked lines in pairs", paired);
     CHECK(in_place >= 30, "only %d cases read row runs in place", in_place);
     CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
+}
+
+/* Tiles shaped for AVX2 bands (cpu_permute.c's plan_band_tile), 2 MiB and more at every element size up to 8 bytes:
+ * destination rows of 256 bytes (a band) and 336 (off line phase: each band tile's first band also does the rows
+ * above it) with the source dimensions after the columns scattered, two strips a member; rows gathered from two
+ * dimensions (the (4,1,3,0,2) layout); each with the destination dense and padded, 1 to 3 threads. */
+static void test_band_tiles(void)
+{
+    int banded = 0, total = 0;
+    setenv("XPOSE_CPU_ISA", "avx2", 1);
+    for (int e = 0; e < 4; e++) {
+        const size_t es = elem_sizes[e];
+        const perm_shape shapes[] = {
+            {4, {256 / es, 8, 16, 64}, {3, 2, 1, 0}},
+            {4, {336 / es, 7, 16, 64}, {3, 2, 1, 0}},
+            {5, {16, 2, 128 / es, 16, 64}, {4, 1, 3, 0, 2}},
+        };
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+            for (int pad = 0; pad < 4; pad++) {
+                tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
+                pad_dst(&c, pad);
+                banded += plan_says(&c, "band tiles");
+                total++;
+                xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
+                run_case(&c, XPOSE_BACKEND_CPU);
+            }
+    }
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_cpu_supports("avx2"))
+        CHECK(banded * 2 >= total, "only %d of %d cases took band tiles", banded, total);
+#endif
+    printf("test_band_tiles: %d of %d cases in band tiles\n", banded, total);
 }
 
 /* Tiles that take whole source rows back to back (NHWC -> NCHW with C up to a tile's 1 KiB: (3, 64, 37, C) and (5, 16,
@@ -778,6 +817,7 @@ int main(void)
     test_row_runs();
     test_tile_layouts();
     test_dense_tiles();
+    test_band_tiles();
     test_threads_share_a_plan();
     test_random();
     return t_finish("test_permute");

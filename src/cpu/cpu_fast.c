@@ -168,6 +168,17 @@ static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, 
  * pieces of a destination line in one L1 and L2 set, with the other slots' lines. */
 static size_t band_slot(size_t nj) { return nj * 16 + 4 * XPF_LINE; }
 
+/* Row i of a band tile's member at s: i source rows on, or its place on the gathered rows' grid (sub-bands of whole
+ * runs of the grid's last dimension, at pitch p->lds). */
+static const unsigned char *band_row(const plan *p, const unsigned char *s, size_t i)
+{
+    if (!p->grid || !p->grid->rows)
+        return s + i * p->lds;
+    xp_fast_grid_pos pos;
+    xp_fast_grid_seek(p->grid->rows, i, &pos);
+    return s + pos.os;
+}
+
 /* A band tile ("cpu-fast: bands on AVX2"): rows [r0, r1) and columns [j0, j0 + nj) of the member at s, d. Sub-bands of
  * 16 / es rows (16 bytes of each destination row) are read across the tile's whole width, a few row streams that the
  * core's prefetchers follow, and transposed into 16-byte pieces that fill whole lines of the thread's ring; every
@@ -182,21 +193,27 @@ static void run_bands(const plan *p, const unsigned char *s, unsigned char *d, s
     const size_t nj_v = nj - nj % (32 / es), slots = XPF_BAND_SLOTS, slot = band_slot(nj_v);
     const size_t start = r0 > 0 && p->band_back ? r0 - back : r0; /* r0: a multiple of the tile's rows */
     _Alignas(64) unsigned char row[XPF_BAND_BYTES + XPF_LINE];
+    const xp_fast_grid *cols = p->grid ? p->grid->cols : NULL; /* scattered destination rows, or NULL */
+    xp_fast_grid_pos pos = {{0}, 0, 0};
     s += j0 * es;
-    d += j0 * p->ldd;
+    d += cols ? 0 : j0 * p->ldd;
     for (size_t i = start; i < r0; i += R)
-        p->band(s + i * p->lds, p->lds, R, nj_v, ring + (i - start) / R % slots * slot);
+        p->band(band_row(p, s, i), p->lds, R, nj_v, ring + (i - start) / R % slots * slot);
     for (size_t i0 = r0; i0 < r1 && nj_v; i0 += band) {
         const size_t i1 = r1 - i0 < band ? r1 : i0 + band;
         for (size_t i = i0; i < i1; i += R)
-            p->band(s + i * p->lds, p->lds, i1 - i < R ? i1 - i : R, nj_v, ring + (i - start) / R % slots * slot);
+            p->band(band_row(p, s, i), p->lds, i1 - i < R ? i1 - i : R, nj_v, ring + (i - start) / R % slots * slot);
         /* rows [b0, i1) are in the ring: the line holding row i0 starts at most a line's worth of rows above it */
         const size_t b0 = i0 - start >= back ? i0 - back : start;
         const unsigned char *piece[XPF_BAND_SLOTS];
         for (size_t i = b0, k = 0; i < i1; i += R, k++)
             piece[k] = ring + (i - start) / R % slots * slot;
+        if (cols)
+            xp_fast_grid_seek(cols, j0, &pos);
         for (size_t c = 0; c < nj_v; c++) {
-            unsigned char *dr = d + c * p->ldd; /* element 0 of this destination row */
+            unsigned char *dr = cols ? d + pos.od : d + c * p->ldd; /* element 0 of this destination row */
+            if (cols)
+                xp_fast_grid_next(cols, &pos);
             uintptr_t first = (uintptr_t)(dr + i0 * es) & ~(uintptr_t)(XPF_LINE - 1), from = (uintptr_t)(dr + b0 * es);
             uintptr_t a = first > from ? first : from, b = (uintptr_t)(dr + i1 * es);
             if (i1 != p->rows)
@@ -215,7 +232,8 @@ static void run_bands(const plan *p, const unsigned char *s, unsigned char *d, s
             p->row((unsigned char *)a, row + skip, b - a);
         }
     }
-    xp_fast_rim(es, s + r0 * p->lds, p->lds, r1 - r0, nj, r1 - r0, nj_v, d + r0 * es, p->ldd, NULL);
+    if (nj_v < nj) /* never on a permutation's grids: their columns are whole blocks (plan_kernels) */
+        xp_fast_rim(es, s + r0 * p->lds, p->lds, r1 - r0, nj, r1 - r0, nj_v, d + r0 * es, p->ldd, NULL);
 }
 
 /* Tiles go to the threads in runs of one tile row (tiles_j tiles, along the same source rows), longer where a tile row
@@ -553,14 +571,22 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     const int src_pages = p->lds % XPF_BAND_PAGE == 0 &&
                           (p->staged || s->es == 2 ||
                            (s->es == 4 && p->lds % XPF_BAND_SET_PITCH == 0 && s->rows * s->es >= XPF_BAND_TILE_BYTES));
-    const int banded = s->es == 1 ? p->staged : s->es <= 8 && (p->ldd % XPF_BAND_PAGE == 0 || src_pages);
-    if (banded && bytes >= XPF_BAND_MIN_CALL && isa->band[e] && nt && !p->copy &&
-        !(p->grid && (p->grid->rows || p->grid->cols)) && s->rows * s->es >= XPF_BAND_BYTES &&
-        s->cols * s->es >= XPF_BAND_MIN_ROW) {
+    /* A permutation's tiles shaped for bands (xp_fast_grid.banded): scattered destination rows take whole blocks of
+     * columns (no rim), gathered source rows whole sub-bands at one pitch (their last extent a multiple of one). */
+    const xp_fast_grid *cols = p->grid ? p->grid->cols : NULL, *rows = p->grid ? p->grid->rows : NULL;
+    const int shaped = p->grid && p->grid->banded && (!cols || s->cols % (32 / s->es) == 0) &&
+                       (!rows || rows->ext[rows->rank - 1] % (16 / s->es) == 0);
+    const int banded = s->es == 1 ? p->staged : s->es <= 8 && (p->ldd % XPF_BAND_PAGE == 0 || src_pages || shaped);
+    if (banded && bytes >= XPF_BAND_MIN_CALL && isa->band[e] && nt && !p->copy && (shaped || !(cols || rows)) &&
+        s->rows * s->es >= XPF_BAND_BYTES && s->cols * s->es >= XPF_BAND_MIN_ROW) {
         p->band = isa->band[e];
         p->band_lines = isa->band_lines;
-        p->band_back = (p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE != 0;
+        size_t lines = p->ldd | p->sd_lines | (uintptr_t)c->dst;
+        for (int k = 0; cols && k < cols->rank; k++)
+            lines |= (size_t)cols->sd[k];
+        p->band_back = lines % XPF_LINE != 0;
         p->staged = 0;
+        return nt;
     }
     if (p->grid && p->grid->cols) /* scattered destination rows: only the staged tiles place rows one by one */
         p->staged = 1;
@@ -569,6 +595,13 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
         p->staged = 0;
     }
     return nt;
+}
+
+int xp_fast_bands_fit(size_t es, size_t rows, size_t bytes)
+{
+    const xp_fast_isa *isa = xp_fast_pick_isa();
+    return es <= 8 && isa->band[xp_elem_index(es)] && isa->row[1] && bytes >= XPF_BAND_MIN_CALL &&
+           bytes >= XPF_NT_BYTES && rows * es >= XPF_BAND_BYTES;
 }
 
 /* One-row and one-column matrices: long tiles along the one long side, so that a copy moves big chunks. */
@@ -631,7 +664,7 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     }
     /* Gathered rows: narrower tiles, so that the rows a tile copies (its own and the margins) stay in L1 and L2; the
      * tile reads them from its buffer at a pitch that never lands a block's rows in one cache set. */
-    if (p->grid && p->grid->rows) {
+    if (p->grid && p->grid->rows && !p->band) {
         const xp_fast_grid *g = p->grid->rows;
         p->tj = XPF_GATHER_COLS_BYTES / s->es;
         const size_t w = (s->cols < p->tj ? s->cols : p->tj) * s->es;
@@ -773,12 +806,13 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
                        : p.staged ? "staged"
                        : p.dense  ? "dense region"
                                   : "region";
-    const char *gathered = p.gather_rows && g->cols ? " of gathered rows and scattered columns"
-                           : p.runs                 ? " of row runs read in place"
-                           : p.gather_runs          ? " of gathered row runs"
-                           : p.gather_rows          ? " of gathered rows"
-                           : g && g->cols           ? " of scattered columns"
-                                                    : "";
+    const int rows = p.gather_rows || (p.band && g && g->rows); /* bands read gathered rows where they lie */
+    const char *gathered = rows && g->cols ? " of gathered rows and scattered columns"
+                           : p.runs        ? " of row runs read in place"
+                           : p.gather_runs ? " of gathered row runs"
+                           : rows          ? " of gathered rows"
+                           : g && g->cols  ? " of scattered columns"
+                                           : "";
     if (p.group > 1)
         return snprintf(buf, size, "%s copy tiles of %zu members%s%s", isa->name, p.group,
                         p.stream       ? " read as one stream"

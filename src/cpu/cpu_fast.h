@@ -111,6 +111,8 @@ typedef struct xp_fast_grid {
     /* The last dimension (extent 2) pairs members whose destination rows lie side by side: each tile of the first
      * member also does the second's, storing their lines in turn (cpu_permute.c's pair_lines). */
     int paired;
+    /* The planner shaped the tiles (rows, cols) for AVX2 bands (xp_fast_bands_fit): they take them where they can. */
+    int banded;
 } xp_fast_grid;
 
 /* A place on a grid: the digits of a member and its byte offsets from the source and the destination. */
@@ -145,6 +147,10 @@ static inline void xp_fast_grid_next(const xp_fast_grid *g, xp_fast_grid_pos *p)
         p->idx[k] = 0;
     }
 }
+
+/* Whether a permutation's tiles of `rows` destination elements of es bytes, in a call of `bytes`, can take AVX2 bands
+ * (run_bands in cpu_fast.c) with scattered destination rows: the planner then widens their columns for them. */
+int xp_fast_bands_fit(size_t es, size_t rows, size_t bytes);
 
 /* cpu-fast over the members of grid g: c->s is one member (rows, cols, leading dimensions), its batch the grid's
  * member count, its batch strides unused. Same tiles, kernels, stores and threads as xp_cpu_fast. */

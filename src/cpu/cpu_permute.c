@@ -22,6 +22,7 @@ typedef struct route {
     int b0;         /* TILES: the tile's rows are dimensions b0..b, contiguous in the destination (b0 < b: gathered) */
     int by_source;  /* TILES of whole-line rows: members walked in source order (line_rows) */
     int paired;     /* by_source rows of one line: the destination dimension continuing them walked in pairs */
+    int banded;     /* TILES for AVX2 bands (plan_band_tile) */
     size_t block;   /* ROWS in destination order: runs a block takes (block_runs), 1 for none */
     uint32_t tile;  /* the dimensions inside a member (a bit each): the tile's rows and columns */
     xp_call c;      /* ROWS, TILES: one member, as cpu-fast takes it */
@@ -43,6 +44,11 @@ typedef struct route {
  * wider than 256 bytes, lost 5-30 points on these cases. */
 #define XP_PERM_COL_BYTES 1024
 #define XP_PERM_ROW_BYTES 128
+
+/* Tiles whose destination rows make a band (256 bytes or more) take AVX2 bands where they can (xp_fast_bands_fit):
+ * their columns then grow to XP_PERM_BAND_COL_BYTES, read as a few long row streams, while every destination row,
+ * wherever it lies, gets 256 bytes at once ("permute: band tiles of scattered rows"). */
+#define XP_PERM_BAND_COL_BYTES 16384
 
 /* Where every destination row of a member is whole cache lines (its rows, dimensions b0..b, span a multiple of 64
  * bytes, each row starting on a line), its members are walked in SOURCE order instead (the outer dimension of smallest
@@ -184,12 +190,12 @@ static int elems_dim(const xp_perm *p, int b)
 
 /* The tile's columns: a, then while its source rows are short, the dimension whose source stride is the columns'
  * count so far (the source runs on into it), outside the tile's rows. cols lists them slowest first. */
-static void plan_cols(const xp_perm *p, route *r)
+static void plan_cols(const xp_perm *p, route *r, size_t col_bytes)
 {
     int dims[XPOSE_MAX_RANK], n = 0;
     dims[n++] = r->a;
     size_t cols = p->ext[r->a];
-    for (int grew = 1; grew && cols * p->es < XP_PERM_COL_BYTES;) {
+    for (int grew = 1; grew && cols * p->es < col_bytes;) {
         grew = 0;
         for (int k = 0; k < p->rank && !grew; k++)
             if (!(r->tile >> k & 1u) && k != r->a && p->ss[k] == (int64_t)cols) {
@@ -212,6 +218,73 @@ static void plan_cols(const xp_perm *p, route *r)
         r->cols.sd[m] = p->ds[k] * (int64_t)p->es;
         r->tile |= 1u << k;
     }
+}
+
+/* The tile's rows: destination dimensions b0..b, contiguous there; b0 < b gathers their source rows (r->rows). */
+static void plan_rows(const xp_perm *p, route *r, int b0)
+{
+    r->b0 = b0;
+    r->c.s.rows = 1;
+    for (int k = b0; k <= r->b; k++) {
+        r->c.s.rows *= p->ext[k];
+        r->tile |= 1u << k;
+    }
+    if (b0 < r->b) {
+        r->rows.rank = r->b - b0 + 1;
+        for (int k = b0; k <= r->b; k++) {
+            r->rows.ext[k - b0] = p->ext[k];
+            r->rows.ss[k - b0] = p->ss[k] * (int64_t)p->es;
+            r->rows.sd[k - b0] = 0;
+        }
+    }
+}
+
+/* TILES of one member's rows and columns as cpu-fast's own rules take them: members in source order where its rows
+ * are whole lines, else short rows joined by the destination dimensions that continue them and short columns by the
+ * source's. */
+static void plan_tile(const xp_perm *p, route *r)
+{
+    const int a = r->a, b = r->b;
+    r->by_source = line_rows(p, a, b, p->ext[b]);
+    /* Short destination rows: the next destination dimensions join them, where the destination runs on. */
+    int b0 = b;
+    for (size_t rows = p->ext[b];
+         !r->by_source && b0 - 1 > a && rows * p->es < XP_PERM_ROW_BYTES && p->ds[b0 - 1] == (int64_t)rows;)
+        rows *= p->ext[--b0];
+    plan_rows(p, r, b0);
+    if (b0 < b)
+        r->by_source = line_rows(p, a, b0, r->c.s.rows);
+    if (!r->by_source || b0 < b) /* else the tile's columns stay dimension a alone: its rows' pitch is then one */
+        plan_cols(p, r, XP_PERM_COL_BYTES);
+    if (r->cols.rank > 1) /* scattered columns: measured in destination order only */
+        r->by_source = 0;
+}
+
+/* TILES for AVX2 bands (xp_fast_bands_fit), where the destination rows make a band or the dimensions that continue
+ * them there do (their source rows then gathered a band's sub-band at a time: the rows' last extent a multiple of one,
+ * 16 bytes of rows), and the columns grow to XP_PERM_BAND_COL_BYTES (destination rows scattered): a few long source
+ * row streams, and 256 bytes of every destination row at once. Returns whether it planned one; r is left alone if not
+ * (tiles of one pitch each way are plain tiles, which take bands by cpu-fast's own rules). */
+static int plan_band_tile(const xp_perm *p, route *r)
+{
+    const int a = r->a, b = r->b;
+    const size_t bytes = p->count * p->es;
+    if (p->es > 8 || p->ext[a] % (32 / p->es) != 0 || p->ss[b] < 0)
+        return 0;
+    size_t rows = p->ext[b];
+    int b0 = b;
+    while (!xp_fast_bands_fit(p->es, rows, bytes) && b0 - 1 > a && p->ds[b0 - 1] == (int64_t)rows)
+        rows *= p->ext[--b0];
+    if (!xp_fast_bands_fit(p->es, rows, bytes) || (b0 < b && p->ext[b] % (16 / p->es) != 0))
+        return 0;
+    route t = *r;
+    plan_rows(p, &t, b0);
+    plan_cols(p, &t, XP_PERM_BAND_COL_BYTES);
+    if ((b0 == b && t.cols.rank == 1) || t.c.s.cols * p->es < XP_PERM_COL_BYTES)
+        return 0;
+    t.banded = 1;
+    *r = t;
+    return 1;
 }
 
 /* dst: the destination, or NULL for one that starts on a cache line (describe). */
@@ -244,34 +317,15 @@ static void plan_route(const xp_perm *p, const void *dst, route *r)
         r->c.s.cols = p->ext[a];
         r->c.s.lds = (size_t)p->ss[b];
         r->c.s.ldd = (size_t)p->ds[a];
-        r->by_source = line_rows(p, a, b, p->ext[b]);
-        /* Short destination rows: the next destination dimensions join them, where the destination runs on. */
-        int b0 = b;
-        while (!r->by_source && b0 - 1 > a && r->c.s.rows * p->es < XP_PERM_ROW_BYTES &&
-               p->ds[b0 - 1] == (int64_t)r->c.s.rows)
-            r->c.s.rows *= p->ext[--b0];
-        r->b0 = b0;
-        if (b0 < b) {
-            r->by_source = line_rows(p, a, b0, r->c.s.rows);
-            r->rows.rank = b - b0 + 1;
-            for (int k = b0; k <= b; k++) {
-                r->rows.ext[k - b0] = p->ext[k];
-                r->rows.ss[k - b0] = p->ss[k] * (int64_t)p->es;
-                r->rows.sd[k - b0] = 0;
-            }
-        }
-        for (int k = b0; k <= b; k++)
-            r->tile |= 1u << k;
-        if (!r->by_source || b0 < b) /* else the tile's columns stay dimension a alone: its rows' pitch is then one */
-            plan_cols(p, r);
-        if (r->cols.rank > 1) /* scattered columns: measured in destination order only */
-            r->by_source = 0;
+        if (!plan_band_tile(p, r))
+            plan_tile(p, r);
     } else {
         r->kind = ROUTE_ELEMS;
         r->a = elems_dim(p, b);
     }
     r->tile |= (r->a >= 0 ? 1u << r->a : 0) | 1u << b;
     outer_grid(p, r->tile, r->by_source, &r->g);
+    r->g.banded = r->banded;
     if (r->by_source && r->b0 == b && r->c.s.rows * p->es == XPF_LINE)
         r->paired = pair_lines(&r->g, XPF_LINE);
     if (r->kind == ROUTE_ROWS && !r->by_source)
