@@ -365,7 +365,8 @@ static void test_tile_layouts(void)
 /* Tiles shaped for AVX2 bands (cpu_permute.c's plan_band_tile), 2 MiB and more at every element size up to 8 bytes:
  * destination rows of 256 bytes (a band) and 336 (off line phase: each band tile's first band also does the rows
  * above it) with the source dimensions after the columns scattered, two strips a member; rows gathered from two
- * dimensions (the (4,1,3,0,2) layout); each with the destination dense and padded, 1 to 3 threads. */
+ * dimensions (the (4,1,3,0,2) layout); each with the destination dense and padded, on a line (rows of whole lines
+ * leave a run of rows at a time) and off it, 1 to 3 threads. */
 static void test_band_tiles(void)
 {
     int banded = 0, total = 0;
@@ -378,15 +379,17 @@ static void test_band_tiles(void)
             {5, {16, 2, 128 / es, 16, 64}, {4, 1, 3, 0, 2}},
         };
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
-            for (int pad = 0; pad < 4; pad++) {
-                tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
-                pad_dst(&c, pad);
-                banded += plan_says(&c, "band tiles");
-                total++;
-                xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
-                run_case(&c, XPOSE_BACKEND_CPU);
-            }
+            for (int pad = 0; pad < 4; pad++)
+                for (dst_on_line = 0; dst_on_line < 2; dst_on_line++) {
+                    tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
+                    pad_dst(&c, pad);
+                    banded += plan_says(&c, "band tiles");
+                    total++;
+                    xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
+                    run_case(&c, XPOSE_BACKEND_CPU);
+                }
     }
+    dst_on_line = 0;
     unsetenv("XPOSE_CPU_ISA");
     xpose_set_threads(2);
 #if defined(__x86_64__) || defined(__i386__)

@@ -23,12 +23,12 @@
 #define XPF_ORDER_RUN 64          /* members in source order, or dense tiles, a run takes at least (run_length) */
 #define XPF_PAIR_BYTES 32         /* paired members take turns every this many source bytes of a row (run_pair) */
 #define XPF_MAX_RUNS 64           /* the most runs of rows a tile read in place spans (plan.runs) */
-#define XPF_BAND_BYTES 256        /* a band's rows: 256 bytes of each destination row at once (run_bands) */
-#define XPF_BAND_TILE_BYTES 1024  /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
-#define XPF_BAND_TILE_COLS 4096   /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
-#define XPF_BAND_PAGE 4096        /* pitches of whole pages: wider elements take bands there too */
-#define XPF_BAND_SET_PITCH 65536  /* source pitches that put 16 rows in one set of an 8-way 512 KiB L2 (Zen 3) */
-#define XPF_BAND_MIN_ROW 1024     /* the shortest source rows bands take, in bytes */
+#define XPF_BAND_BYTES (XPF_BAND_LINES * XPF_LINE) /* a band's rows, in destination bytes (run_bands) */
+#define XPF_BAND_TILE_BYTES 1024 /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
+#define XPF_BAND_TILE_COLS 4096  /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
+#define XPF_BAND_PAGE 4096       /* pitches of whole pages: wider elements take bands there too */
+#define XPF_BAND_SET_PITCH 65536 /* source pitches that put 16 rows in one set of an 8-way 512 KiB L2 (Zen 3) */
+#define XPF_BAND_MIN_ROW 1024    /* the shortest source rows bands take, in bytes */
 
 /* The smallest call bands take, in bytes (1024^2 bytes ran slower in them, 2048^2 faster). */
 #define XPF_BAND_MIN_CALL (2u << 20)
@@ -179,6 +179,31 @@ static const unsigned char *band_row(const plan *p, const unsigned char *s, size
     return s + pos.os;
 }
 
+/* Destination row dr's bytes of rows [i0, i1) of a band from its pieces (at bytes into each slot; rows from b0 there):
+ * whole lines through band_lines where they are whole pieces, the rest through memory (a pitch off 16 bytes, the
+ * matrix's ends). row: 256 + 64 bytes of room. */
+static void band_row_out(const plan *p, unsigned char *dr, size_t i0, size_t i1, size_t b0,
+                         const unsigned char *const *piece, size_t at, unsigned char *row)
+{
+    const size_t es = p->es, R = 16 / es;
+    uintptr_t first = (uintptr_t)(dr + i0 * es) & ~(uintptr_t)(XPF_LINE - 1), from = (uintptr_t)(dr + b0 * es);
+    uintptr_t a = first > from ? first : from, b = (uintptr_t)(dr + i1 * es);
+    if (i1 != p->rows)
+        b &= ~(uintptr_t)(XPF_LINE - 1);
+    size_t skip = a - from;                                   /* the row's bytes before a in its pieces */
+    if (b > a && (a | skip) % 16 == 0 && a % XPF_LINE == 0) { /* lines of whole pieces */
+        const size_t lines = (b - a) / XPF_LINE;
+        p->band_lines((unsigned char *)a, 0, 1, lines, piece + skip / 16, at);
+        a += lines * XPF_LINE;
+        skip += lines * XPF_LINE;
+    }
+    if (b <= a)
+        return;
+    for (size_t i = b0; i < i1; i += R)
+        memcpy(row + (i - b0) * es, piece[(i - b0) / R] + at, 16);
+    p->row((unsigned char *)a, row + skip, b - a);
+}
+
 /* A band tile ("cpu-fast: bands on AVX2"): rows [r0, r1) and columns [j0, j0 + nj) of the member at s, d. Sub-bands of
  * 16 / es rows (16 bytes of each destination row) are read across the tile's whole width, a few row streams that the
  * core's prefetchers follow, and transposed into 16-byte pieces that fill whole lines of the thread's ring; every
@@ -208,28 +233,26 @@ static void run_bands(const plan *p, const unsigned char *s, unsigned char *d, s
         const unsigned char *piece[XPF_BAND_SLOTS];
         for (size_t i = b0, k = 0; i < i1; i += R, k++)
             piece[k] = ring + (i - start) / R % slots * slot;
-        if (cols)
-            xp_fast_grid_seek(cols, j0, &pos);
-        for (size_t c = 0; c < nj_v; c++) {
-            unsigned char *dr = cols ? d + pos.od : d + c * p->ldd; /* element 0 of this destination row */
-            if (cols)
-                xp_fast_grid_next(cols, &pos);
-            uintptr_t first = (uintptr_t)(dr + i0 * es) & ~(uintptr_t)(XPF_LINE - 1), from = (uintptr_t)(dr + b0 * es);
-            uintptr_t a = first > from ? first : from, b = (uintptr_t)(dr + i1 * es);
-            if (i1 != p->rows)
-                b &= ~(uintptr_t)(XPF_LINE - 1);
-            size_t skip = a - from;                                   /* the row's bytes before a in its pieces */
-            if (b > a && (a | skip) % 16 == 0 && a % XPF_LINE == 0) { /* lines of whole pieces */
-                const size_t lines = (b - a) / XPF_LINE;
-                p->band_lines((unsigned char *)a, lines, piece + skip / 16, c * 16);
-                a += lines * XPF_LINE;
-                skip += lines * XPF_LINE;
+        /* Rows on lines (no band_back) and the band whole lines: each row takes the same lines of pieces, in one
+         * call for a run of rows at one pitch (all of them, or a scattered grid's last dimension). */
+        const int whole = !p->band_back && (i1 - i0) * es % XPF_LINE == 0;
+        for (size_t c = 0, n; c < nj_v; c += n) {
+            unsigned char *dr = d + c * p->ldd; /* element 0 of destination row c, the first of n at pitch */
+            size_t pitch = p->ldd;
+            n = nj_v - c;
+            if (cols) {
+                xp_fast_grid_seek(cols, j0 + c, &pos);
+                const size_t left = cols->ext[cols->rank - 1] - pos.idx[cols->rank - 1];
+                n = n < left ? n : left;
+                dr = d + pos.od;
+                pitch = (size_t)cols->sd[cols->rank - 1];
             }
-            if (b <= a)
+            if (whole) {
+                p->band_lines(dr + i0 * es, pitch, n, (i1 - i0) * es / XPF_LINE, piece + (i0 - b0) * es / 16, c * 16);
                 continue;
-            for (size_t i = b0; i < i1; i += R) /* the rest through memory: a pitch off 16 bytes, the matrix's ends */
-                memcpy(row + (i - b0) * es, piece[(i - b0) / R] + c * 16, 16);
-            p->row((unsigned char *)a, row + skip, b - a);
+            }
+            for (size_t k = 0; k < n; k++, dr += pitch)
+                band_row_out(p, dr, i0, i1, b0, piece, (c + k) * 16, row);
         }
     }
     if (nj_v < nj) /* never on a permutation's grids: their columns are whole blocks (plan_kernels) */

@@ -7,7 +7,8 @@
 #include <string.h>
 #include "cpu_kernels.h"
 
-#define XPF_LINE 64 /* bytes in a cache line */
+#define XPF_LINE 64      /* bytes in a cache line */
+#define XPF_BAND_LINES 4 /* a band (AVX2): 256 bytes of each destination row at once, in lines (run_bands) */
 
 /* The SIMD kernels need GCC/Clang target attributes and x86-64 intrinsics; elsewhere only the portable path. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -47,8 +48,10 @@ typedef void (*xp_fast_lines_fn)(const unsigned char *src, size_t lds, size_t ni
  * column j's n elements (16 bytes, the rows past n undefined) at piece + 16 * j, 64-byte aligned. cpu_fast.c's
  * run_bands gathers a destination row from the pieces of consecutive sub-bands. */
 typedef void (*xp_fast_band_fn)(const unsigned char *src, size_t lds, size_t n, size_t nj, unsigned char *piece);
-/* `lines` whole lines at dst (on a line), non-temporal, line l from the 16-byte pieces at piece[4l + k] + at, k = 0..3. */
-typedef void (*xp_fast_band_lines_fn)(unsigned char *dst, size_t lines, const unsigned char *const *piece, size_t at);
+/* `lines` whole lines at each of `rows` destination rows from dst (on a line), ldd bytes apart, non-temporal: row r's
+ * line l from the 16-byte pieces at piece[4l + k] + at + 16r, k = 0..3. */
+typedef void (*xp_fast_band_lines_fn)(unsigned char *dst, size_t ldd, size_t rows, size_t lines,
+                                      const unsigned char *const *piece, size_t at);
 
 /* One instruction set's kernels, each by [non-temporal stores][xp_elem_index]; NULL where it has none. */
 typedef struct xp_fast_isa {

@@ -179,12 +179,25 @@ XP_FOR_EACH_ELEM(XPF_BAND_)
 /* Whole lines of a banded destination row (xp_fast_band_lines_fn): line l from pieces 4l .. 4l + 3, two 16-byte loads a
  * register; gathering them through memory first would read 32 bytes over two 16-byte stores still in flight, which the
  * core cannot forward. */
-static XPF_TARGET void xpf_band_lines(unsigned char *dst, size_t lines, const unsigned char *const *piece, size_t at)
+XPF_INLINE void xpf_band_line(unsigned char *dst, const unsigned char *const *piece, size_t at)
 {
-    for (size_t l = 0; l < lines; l++, piece += 4, dst += XPF_LINE) {
-        xpf_stream(dst, _mm256_loadu2_m128i((const __m128i *)(piece[1] + at), (const __m128i *)(piece[0] + at)));
-        xpf_stream(dst + 32, _mm256_loadu2_m128i((const __m128i *)(piece[3] + at), (const __m128i *)(piece[2] + at)));
-    }
+    xpf_stream(dst, _mm256_loadu2_m128i((const __m128i *)(piece[1] + at), (const __m128i *)(piece[0] + at)));
+    xpf_stream(dst + 32, _mm256_loadu2_m128i((const __m128i *)(piece[3] + at), (const __m128i *)(piece[2] + at)));
+}
+
+static XPF_TARGET void xpf_band_lines(unsigned char *dst, size_t ldd, size_t rows, size_t lines,
+                                      const unsigned char *const *piece, size_t at)
+{
+    if (lines == XPF_BAND_LINES) /* a whole band: the loop unrolled */
+        for (size_t r = 0; r < rows; r++, dst += ldd, at += 16) {
+            XPF_UNROLL
+            for (size_t l = 0; l < XPF_BAND_LINES; l++)
+                xpf_band_line(dst + l * XPF_LINE, piece + 4 * l, at);
+        }
+    else
+        for (size_t r = 0; r < rows; r++, dst += ldd, at += 16)
+            for (size_t l = 0; l < lines; l++)
+                xpf_band_line(dst + l * XPF_LINE, piece + 4 * l, at);
 }
 #define XPF_BAND {xpf_band_1, xpf_band_2, xpf_band_4, xpf_band_8, xpf_band_16}, xpf_band_lines
 #else
