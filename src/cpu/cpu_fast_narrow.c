@@ -35,6 +35,47 @@
 
 XPN_SET(, base)
 #if XP_FAST_X86
+#include <immintrin.h>
+
+/* AVX2, bytes in rows of C (HWC -> CHW): 32 rows (32 C bytes) a step, 16 in each lane; C byte shuffles a channel pick
+ * its bytes from the lane's C 16-byte loads ("cpu-fast: narrow bytes of 3 on AVX2"). */
+__attribute__((target("avx2"), always_inline)) static inline void xpn_avx2_bytes(const unsigned char *src, size_t n,
+                                                                                 unsigned char *buf, int C)
+{
+    __m256i m[4][4]; /* m[ch][r]: where channel ch's byte k of a lane sits in the lane's load r, or none */
+    for (int ch = 0; ch < C; ch++)
+        for (int r = 0; r < C; r++) {
+            _Alignas(32) uint8_t idx[32];
+            for (int k = 0; k < 32; k++) {
+                const int p = C * (k % 16) + ch;
+                idx[k] = p / 16 == r ? (uint8_t)(p % 16) : 0x80;
+            }
+            m[ch][r] = _mm256_load_si256((const __m256i *)(const void *)idx);
+        }
+    size_t k = 0;
+    for (; k + 32 <= n; k += 32, src += 32 * (size_t)C) {
+        __m256i v[4];
+        for (int r = 0; r < C; r++) /* lane 0: rows k .. k + 15, lane 1: the next 16 */
+            v[r] = _mm256_loadu2_m128i((const __m128i *)(const void *)(src + 16 * (C + r)),
+                                       (const __m128i *)(const void *)(src + 16 * r));
+        for (int ch = 0; ch < C; ch++) {
+            __m256i o = _mm256_shuffle_epi8(v[0], m[ch][0]);
+            for (int r = 1; r < C; r++)
+                o = _mm256_or_si256(o, _mm256_shuffle_epi8(v[r], m[ch][r]));
+            _mm256_storeu_si256((__m256i *)(void *)(buf + (size_t)ch * XPF_NARROW_ROWS + k), o);
+        }
+    }
+    for (; k < n; k++, src += C)
+        for (int ch = 0; ch < C; ch++)
+            buf[(size_t)ch * XPF_NARROW_ROWS + k] = src[ch];
+}
+
+/* Rows of 3 only: the compiler's loops for 2 and 4 measured level with these. */
+__attribute__((target("avx2"))) static void xpn_avx2_bytes_3(const unsigned char *src, size_t n, unsigned char *buf)
+{
+    xpn_avx2_bytes(src, n, buf, 3);
+}
+
 XPN_SET(__attribute__((target("avx2"))), avx2)
 XPN_SET(__attribute__((target("avx512f,avx512bw,avx512vbmi"))), avx512)
 #endif
@@ -50,7 +91,7 @@ xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t 
     if (isa->width == 64 && __builtin_cpu_supports("avx512vbmi"))
         return xpn_avx512[e][c];
     if (isa->width >= 32)
-        return xpn_avx2[e][c];
+        return es == 1 && cols == 3 ? xpn_avx2_bytes_3 : xpn_avx2[e][c];
 #endif
     return isa->width ? xpn_base[e][c] : NULL; /* scalar (XPOSE_CPU_ISA=scalar): the portable rim, as before */
 }
