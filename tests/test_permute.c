@@ -365,7 +365,8 @@ static void test_tile_layouts(void)
 /* Tiles shaped for AVX2 bands (cpu_permute.c's plan_band_tile), 2 MiB and more at every element size up to 8 bytes:
  * destination rows of 256 bytes (a band) and 336 (off line phase: each band tile's first band also does the rows
  * above it) with the source dimensions after the columns scattered, two strips a member; rows gathered from two
- * dimensions (the (4,1,3,0,2) layout); each with the destination dense and padded, on a line (rows of whole lines
+ * dimensions (the (4,1,3,0,2) layout); each with the destination dense and padded (the third way with the source's
+ * slowest dimension padded too), on a line (rows of whole lines
  * leave a run of rows at a time) and off it, 1 to 3 threads. */
 static void test_band_tiles(void)
 {
@@ -383,6 +384,12 @@ static void test_band_tiles(void)
                 for (dst_on_line = 0; dst_on_line < 2; dst_on_line++) {
                     tcase c = shape_case(es, shapes[k].rank, shapes[k].ext, shapes[k].perm);
                     pad_dst(&c, pad);
+                    if (pad == 3) { /* the source's slowest dimension padded too: members off the source's lines */
+                        int64_t st = 1;
+                        for (int m = c.rank - 1; m >= 0; m--, st *= (int64_t)c.ext[m + 1])
+                            c.ss[m] = st + (m == 0 ? 17 : 0);
+                        c.dense_src = 0;
+                    }
                     banded += plan_says(&c, "band tiles");
                     total++;
                     xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
