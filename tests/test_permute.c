@@ -366,8 +366,8 @@ static void test_tile_layouts(void)
  * destination rows of 256 bytes (a band) and 336 (off line phase: each band tile's first band also does the rows
  * above it) with the source dimensions after the columns scattered, two strips a member; rows gathered from two
  * dimensions (the (4,1,3,0,2) layout); each with the destination dense and padded (the third way with the source's
- * slowest dimension padded too), on a line (rows of whole lines
- * leave a run of rows at a time) and off it, 1 to 3 threads. */
+ * slowest dimension padded too), on a line (rows of whole lines leave a run of rows at a time) and off it, 1 to 3
+ * threads. */
 static void test_band_tiles(void)
 {
     int banded = 0, total = 0;
