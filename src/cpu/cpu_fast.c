@@ -568,6 +568,12 @@ static void plan_layout(plan *p, const xp_call *c, const xp_fast_grid *g, const 
     p->block_rows = isa->width ? isa->width / s->es : 1;
 }
 
+int xp_fast_bands_fit(const xp_fast_isa *isa, size_t es, size_t rows, size_t bytes)
+{
+    return es <= 8 && isa->band[xp_elem_index(es)] && isa->row[1] && bytes >= XPF_NT_BYTES &&
+           bytes >= XPF_BAND_MIN_CALL && rows * es >= XPF_BAND_BYTES;
+}
+
 /* The kernels of a call of `bytes` bytes. Where every destination row starts at the same offset in its line, tiles
  * store straight from the registers; else rows on 4-byte boundaries join lines in registers ("cpu-fast: joined
  * lines") and the rest are staged, as are registers narrower than a line whose blocks would leave more than
@@ -600,8 +606,8 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
     const int shaped = p->grid && p->grid->banded && (!cols || s->cols % (32 / s->es) == 0) &&
                        (!rows || rows->ext[rows->rank - 1] % (16 / s->es) == 0);
     const int banded = s->es == 1 ? p->staged : s->es <= 8 && (p->ldd % XPF_BAND_PAGE == 0 || src_pages || shaped);
-    if (banded && bytes >= XPF_BAND_MIN_CALL && isa->band[e] && nt && !p->copy && (shaped || !(cols || rows)) &&
-        s->rows * s->es >= XPF_BAND_BYTES && s->cols * s->es >= XPF_BAND_MIN_ROW) {
+    if (banded && xp_fast_bands_fit(isa, s->es, s->rows, bytes) && !p->copy && (shaped || !(cols || rows)) &&
+        s->cols * s->es >= XPF_BAND_MIN_ROW) {
         p->band = isa->band[e];
         p->band_lines = isa->band_lines;
         size_t lines = p->ldd | p->sd_lines | (uintptr_t)c->dst;
@@ -618,13 +624,6 @@ static int plan_kernels(plan *p, const xp_call *c, const xp_fast_isa *isa, size_
         p->staged = 0;
     }
     return nt;
-}
-
-int xp_fast_bands_fit(size_t es, size_t rows, size_t bytes)
-{
-    const xp_fast_isa *isa = xp_fast_pick_isa();
-    return es <= 8 && isa->band[xp_elem_index(es)] && isa->row[1] && bytes >= XPF_BAND_MIN_CALL &&
-           bytes >= XPF_NT_BYTES && rows * es >= XPF_BAND_BYTES;
 }
 
 /* One-row and one-column matrices: long tiles along the one long side, so that a copy moves big chunks. */

@@ -151,9 +151,9 @@ static inline void xp_fast_grid_next(const xp_fast_grid *g, xp_fast_grid_pos *p)
     }
 }
 
-/* Whether a permutation's tiles of `rows` destination elements of es bytes, in a call of `bytes`, can take AVX2 bands
- * (run_bands in cpu_fast.c) with scattered destination rows: the planner then widens their columns for them. */
-int xp_fast_bands_fit(size_t es, size_t rows, size_t bytes);
+/* Whether isa's bands (run_bands in cpu_fast.c) can take tiles of `rows` destination elements of es bytes in a
+ * streamed call of `bytes`: cpu-fast's own test, and the permutation planner's before it widens tiles for them. */
+int xp_fast_bands_fit(const xp_fast_isa *isa, size_t es, size_t rows, size_t bytes);
 
 /* cpu-fast over the members of grid g: c->s is one member (rows, cols, leading dimensions), its batch the grid's
  * member count, its batch strides unused. Same tiles, kernels, stores and threads as xp_cpu_fast. */

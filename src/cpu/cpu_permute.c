@@ -271,11 +271,12 @@ static int plan_band_tile(const xp_perm *p, route *r)
     const size_t bytes = p->count * p->es;
     if (p->es > 8 || p->ext[a] % (32 / p->es) != 0 || p->ss[b] < 0)
         return 0;
+    const xp_fast_isa *isa = xp_fast_pick_isa();
     size_t rows = p->ext[b];
     int b0 = b;
-    while (!xp_fast_bands_fit(p->es, rows, bytes) && b0 - 1 > a && p->ds[b0 - 1] == (int64_t)rows)
+    while (!xp_fast_bands_fit(isa, p->es, rows, bytes) && b0 - 1 > a && p->ds[b0 - 1] == (int64_t)rows)
         rows *= p->ext[--b0];
-    if (!xp_fast_bands_fit(p->es, rows, bytes) || (b0 < b && p->ext[b] % (16 / p->es) != 0))
+    if (!xp_fast_bands_fit(isa, p->es, rows, bytes) || (b0 < b && p->ext[b] % (16 / p->es) != 0))
         return 0;
     route t = *r;
     plan_rows(p, &t, b0);
