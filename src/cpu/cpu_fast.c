@@ -9,20 +9,23 @@
 #endif
 
 /* Quoted names are entries of docs/tuning.md, which give the measurements behind each rule. */
-#define XPF_TILE_COLS_BYTES 1024  /* a tile's width in source bytes */
-#define XPF_NT_BYTES (256 * 1024) /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
-#define XPF_LINES_TILE_BYTES 512  /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
-#define XPF_BAND_COLS 2048        /* a 1-byte joined-lines tile's width: 128 KiB of band registers (band_bytes) */
-#define XPF_OPEN_ROWS 4           /* rows of half-written lines a narrow block may stream ("cpu-fast: staging") */
-#define XPF_BUF_BYTES (32 * 1024) /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
-#define XPF_RUN_BYTES (64 * 1024) /* the least a run of tiles moves ("cpu-fast: tile runs") */
-#define XPF_GROUP_BYTES 16384     /* a copy tile of short members moves at least this much */
-#define XPF_GROUP_AHEAD 16        /* runs a grouped copy prefetches ahead (run_group) */
-#define XPF_STREAM_AHEAD 4096     /* bytes a grouped copy of runs back to back prefetches ahead (run_group) */
-#define XPF_GATHER_COLS_BYTES 256 /* a gathered tile's width in source bytes (gather) */
-#define XPF_ORDER_RUN 64          /* members in source order, or dense tiles, a run takes at least (run_length) */
-#define XPF_PAIR_BYTES 32         /* paired members take turns every this many source bytes of a row (run_pair) */
-#define XPF_MAX_RUNS 64           /* the most runs of rows a tile read in place spans (plan.runs) */
+#define XPF_TILE_COLS_BYTES 1024      /* a tile's width in source bytes */
+#define XPF_NT_BYTES (256 * 1024)     /* non-temporal stores from here on ("cpu-fast: non-temporal stores") */
+#define XPF_LINES_TILE_BYTES 512      /* a joined-lines tile's height in destination bytes ("cpu-fast: tile heights") */
+#define XPF_BAND_COLS 2048            /* a 1-byte joined-lines tile's width: 128 KiB of band registers (band_bytes) */
+#define XPF_OPEN_ROWS 4               /* rows of half-written lines a narrow block may stream ("cpu-fast: staging") */
+#define XPF_BUF_BYTES (32 * 1024)     /* room for 64/es staged rows of at most 256 + 64 + 63 bytes */
+#define XPF_RUN_BYTES (64 * 1024)     /* the least a run of tiles moves ("cpu-fast: tile runs") */
+#define XPF_GROUP_BYTES 16384         /* a copy tile of short members moves at least this much */
+#define XPF_GROUP_AHEAD 16            /* runs a grouped copy prefetches ahead (run_group) */
+#define XPF_STREAM_AHEAD 4096         /* bytes a grouped copy of runs back to back prefetches ahead (run_group) */
+#define XPF_GATHER_COLS_BYTES 256     /* a gathered tile's width in source bytes (gather) */
+#define XPF_ORDER_RUN 64              /* members in source order, or dense tiles, a run takes at least (run_length) */
+#define XPF_PAIR_BYTES 32             /* paired members take turns every this many source bytes of a row (run_pair) */
+#define XPF_MAX_RUNS 64               /* the most runs of rows a tile read in place spans (plan.runs) */
+#define XPF_MEMBER_BYTES (256u << 10) /* the largest member staged whole (plan.stage_member): half of a 512 KiB L2 */
+#define XPF_MEMBER_AHEAD 12288        /* bytes a staged member's reads ask for ahead (run_member) */
+#define XPF_MEMBER_BLOCK 4096         /* the most source bytes in a block's rows of a staged member */
 #define XPF_BAND_BYTES (XPF_BAND_LINES * XPF_LINE) /* a band's rows, in destination bytes (run_bands) */
 #define XPF_BAND_TILE_BYTES 1024 /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
 #define XPF_BAND_TILE_COLS 4096  /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
@@ -101,6 +104,7 @@ typedef struct plan {
     int stream;           /* grouped copies of members back to back in the source: prefetched as one stream */
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
     xp_fast_runs_fn runs; /* gathered row runs read where they lie, no gathering copy (plan_tiles), else NULL */
+    size_t stage_member;  /* members of row runs staged whole (run_member): the buffer's pitch in bytes, else 0 */
     xp_fast_band_fn band; /* bands (run_bands), else NULL */
     xp_fast_band_lines_fn band_lines;
     int band_back; /* bands: some destination row's line straddles a tile's first row (run_bands) */
@@ -404,20 +408,53 @@ static size_t walk_runs(const plan *p, const unsigned char *s, size_t r0, size_t
     return k;
 }
 
+/* Lines to ask for ahead of the loads that need them: bytes [b, end) of a member's runs read end to end (as walk_runs
+ * lists them: n runs, `total` bytes), and past total the next member's, `next` bytes on in the source (0: none). */
+typedef struct asks {
+    const unsigned char *const *runs;
+    const size_t *lens;
+    size_t n, total, b, end;
+    size_t k, base;     /* the run holding byte b, and where it starts */
+    uintptr_t next, at; /* at: 0 in this member, next in the next one */
+} asks;
+
+/* The addresses of a's next lines, at most `most` of them, into out, a run's worth at a time; returns how many. */
+static size_t ask_lines(asks *a, size_t most, uintptr_t *out)
+{
+    size_t got = 0;
+    while (got < most && a->b < a->end) {
+        if (a->b >= a->total && !a->at) {
+            if (!a->next)
+                break;
+            a->at = a->next, a->k = 0, a->base = a->total;
+        }
+        while (a->k < a->n && a->b >= a->base + a->lens[a->k])
+            a->base += a->lens[a->k++];
+        if (a->k == a->n)
+            break;
+        const size_t stop = a->base + a->lens[a->k] < a->end ? a->base + a->lens[a->k] : a->end;
+        uintptr_t line = (uintptr_t)a->runs[a->k] + (a->b - a->base) + a->at;
+        for (; got < most && a->b < stop; got++, a->b += XPF_LINE, line += XPF_LINE)
+            out[got] = line;
+    }
+    if (got < most)
+        a->b = a->end; /* nothing further to ask for */
+    return got;
+}
+
 /* Asks for bytes [from, to) of the next member's runs (the n runs of a tile, end to end, as walk_runs lists them) into
  * L2, a line at a time. */
 static void ask_next(const plan *p, const unsigned char *const *runs, const size_t *lens, size_t n, size_t from,
                      size_t to)
 {
-    const uintptr_t next = next_member(p);
-    size_t k = 0, base = 0; /* the run holding byte b, and where it starts */
-    for (size_t b = from; next && b < to; b += XPF_LINE) {
-        while (k < n && b >= base + lens[k])
-            base += lens[k++];
-        if (k == n)
-            return;
-        __builtin_prefetch((const void *)((uintptr_t)(runs[k] + (b - base)) + next), 0, 2);
-    }
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += lens[k];
+    asks a = {runs, lens, n, total, total + from, total + to, 0, 0, next_member(p), 0};
+    uintptr_t lines[64];
+    for (size_t got; (got = ask_lines(&a, 64, lines)) > 0;)
+        for (size_t k = 0; k < got; k++)
+            __builtin_prefetch((const void *)lines[k], 0, 2);
 }
 
 /* A region tile of gathered row runs read where they lie (plan.runs): rows [i0, i0 + ni) of the member at s, every
@@ -434,8 +471,33 @@ static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d
         ask_next(p, runs, lens, n, bytes * j / passes, bytes * (j + 1) / passes);
         for (size_t k = 0; k < n; k++)
             at[k] = runs[k] + j * R * p->es;
-        p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd);
+        p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd, NULL, 0);
     }
+}
+
+/* A member of gathered row runs taken whole (plan.stage_member), at s, into d: its rows transposed into gbuf in chunks
+ * of whole blocks of at most XPF_MEMBER_BLOCK source bytes, each block asking along the way for its share of the lines
+ * XPF_MEMBER_AHEAD bytes further on in the order they are read (on into the next member's runs) into L1; then each
+ * destination row streamed out of gbuf whole. The core's prefetchers do not run that far ahead of a transpose's loads:
+ * without the asks its reads and its arithmetic take turns, and asked in bursts they lose a fifth of the gain
+ * ("permute: staged members of row runs"). */
+static void run_member(const plan *p, const unsigned char *s, unsigned char *d, unsigned char *gbuf)
+{
+    const unsigned char *runs[XPF_MAX_RUNS], *at[XPF_MAX_RUNS];
+    size_t lens[XPF_MAX_RUNS];
+    uintptr_t lines[XPF_MEMBER_BLOCK / XPF_LINE + 1];
+    const size_t n = walk_runs(p, s, 0, p->rows, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
+    const size_t b = p->block_rows, total = p->rows * p->lds, h = b * (XPF_MEMBER_BLOCK / (b * p->lds));
+    asks a = {runs, lens, n, total, XPF_MEMBER_AHEAD, total + XPF_MEMBER_AHEAD, 0, 0, next_member(p), 0};
+    memcpy(at, runs, n * sizeof *at);
+    for (size_t i = 0, m; i < p->rows; i += m) {
+        m = p->rows - i < h ? p->rows - i : h;
+        const size_t k = i / run, r = i % run, got = ask_lines(&a, (m * p->lds + XPF_LINE - 1) / XPF_LINE, lines);
+        at[k] = runs[k] + r * p->lds; /* the chunk's first row */
+        p->runs(at + k, run - r, run, p->lds, m, p->cols, gbuf + i * p->es, p->stage_member, lines, got);
+    }
+    for (size_t j = 0; j < p->cols; j++)
+        p->row(d + j * p->ldd, gbuf + j * p->stage_member, p->rows * p->es);
 }
 
 /* The source of a gathered tile: rows [r0, r1) of the member at s, columns [j0, j0 + nj), each from its place on the
@@ -461,6 +523,10 @@ static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, s
 {
     if (p->band) {
         run_bands(p, s, d, i0, i0 + ni, j0, nj, gbuf);
+        return;
+    }
+    if (p->stage_member) { /* the whole member: i0 and j0 are 0 */
+        run_member(p, s, d, gbuf);
         return;
     }
     if (p->runs && ni % p->block_rows == 0) { /* whole blocks only (j0 is 0: a tile takes the rows whole) */
@@ -706,6 +772,16 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
             (nt || p->region == isa->region[0][e]) && s->cols % (16 / s->es) == 0 && run >= p->block_rows &&
             p->ti / run + 2 <= XPF_MAX_RUNS)
             p->runs = isa->runs[nt][e];
+        /* Streamed members of whole columns and whole blocks of rows, small enough for L2: one tile each, staged
+         * whole (run_member); the buffer's rows a line's multiple apart, never 4 KiB (its rows would share L1 sets). */
+        size_t pitch = (s->rows * s->es + XPF_LINE - 1) / XPF_LINE * XPF_LINE;
+        pitch += pitch % 4096 == 0 ? XPF_LINE : 0;
+        if (p->runs && nt && s->cols <= p->tj && s->rows % p->block_rows == 0 && s->cols * pitch <= XPF_MEMBER_BYTES &&
+            p->block_rows * p->lds <= XPF_MEMBER_BLOCK) {
+            p->stage_member = pitch;
+            p->runs = isa->runs[0][e];
+            p->ti = s->rows;
+        }
         p->gather_rows = p->ti + 2 * gather_margin(p);
     }
     /* Tiles that take whole source rows back to back (NHWC -> NCHW's rows of 64 floats): region kernels that prefetch
@@ -762,7 +838,9 @@ static unsigned char *room(size_t n)
 static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
     /* each thread's buffer for gathered tiles, or for the pieces of bands (run_bands) */
-    const size_t room_bytes = p->band ? XPF_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
+    size_t room_bytes = p->band ? XPF_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
+    if (p->stage_member && room_bytes < p->cols * p->stage_member)
+        room_bytes = p->cols * p->stage_member;
     int failed = 0;
     if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
@@ -821,20 +899,21 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
     plan_layout(&p, c, g, isa);
     const int nt = plan_kernels(&p, c, isa, s->batch * s->rows * s->cols * s->es);
     plan_tiles(&p, c, isa);
-    const char *kind = p.copy     ? "copy"
-                       : p.band   ? "band"
-                       : p.narrow ? "narrow"
-                       : p.lines  ? "joined-lines"
-                       : p.staged ? "staged"
-                       : p.dense  ? "dense region"
-                                  : "region";
+    const char *kind = p.copy                       ? "copy"
+                       : p.band                     ? "band"
+                       : p.narrow                   ? "narrow"
+                       : p.lines                    ? "joined-lines"
+                       : p.staged || p.stage_member ? "staged"
+                       : p.dense                    ? "dense region"
+                                                    : "region";
     const int rows = p.gather_rows || (p.band && g && g->rows); /* bands read gathered rows where they lie */
-    const char *gathered = rows && g->cols ? " of gathered rows and scattered columns"
-                           : p.runs        ? " of row runs read in place"
-                           : p.gather_runs ? " of gathered row runs"
-                           : rows          ? " of gathered rows"
-                           : g && g->cols  ? " of scattered columns"
-                                           : "";
+    const char *gathered = rows && g->cols  ? " of gathered rows and scattered columns"
+                           : p.stage_member ? " of row runs, a member at a time"
+                           : p.runs         ? " of row runs read in place"
+                           : p.gather_runs  ? " of gathered row runs"
+                           : rows           ? " of gathered rows"
+                           : g && g->cols   ? " of scattered columns"
+                                            : "";
     if (p.group > 1)
         return snprintf(buf, size, "%s copy tiles of %zu members%s%s", isa->name, p.group,
                         p.stream       ? " read as one stream"

@@ -3,6 +3,7 @@
 #define XP_CPU_FAST_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_kernels.h"
@@ -24,9 +25,11 @@ typedef void (*xp_fast_region_fn)(const unsigned char *src, size_t lds, size_t n
 
 /* Transposes an ni x nj region (whole SIMD blocks: ni a multiple of the set's block rows, nj of 16 / es) whose source
  * rows come in runs at their own addresses, each run's rows lds bytes apart: rows [0, head) of the region lie from
- * runs[0], then every `run` rows (run >= a block's rows, head <= run) from the next address of runs. */
+ * runs[0], then every `run` rows (run >= a block's rows, head <= run) from the next address of runs. The plain-store
+ * kernels also ask along the way for the `lines` lines at the addresses ask[], into L1, spread evenly over the blocks
+ * (the streamed ones take none). */
 typedef void (*xp_fast_runs_fn)(const unsigned char *const *runs, size_t head, size_t run, size_t lds, size_t ni,
-                                size_t nj, unsigned char *dst, size_t ldd);
+                                size_t nj, unsigned char *dst, size_t ldd, const uintptr_t *ask, size_t lines);
 
 /* Copies n bytes of a staged row to dst: the partial lines at either end with plain (masked) stores, the whole
  * lines in between with plain or non-temporal stores. */

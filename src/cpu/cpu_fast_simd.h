@@ -441,46 +441,75 @@ XPF_INLINE void xpf_region(size_t es, const unsigned char *src, size_t lds, size
     }
 XP_FOR_EACH_ELEM(XPF_REGION_)
 
-/* A region whose source rows come in runs at their own addresses (a permutation's gathered rows, xp_fast_runs_fn), read
- * where they lie instead of copied into a buffer of one pitch first: blocks that straddle two runs switch rows at the
- * boundary (runs are at least a block tall). Whole blocks only; columns outer, as in xpf_region. */
-XPF_INLINE void xpf_region_runs(size_t es, const unsigned char *const *runs, size_t head, size_t run, size_t lds,
-                                size_t ni, size_t nj, unsigned char *dst, size_t ldd, int nt)
+/* The block of rows from place r of run k (left rows of it from there) at source column byte jb, transposed into v: a
+ * block that straddles two runs switches rows at the boundary (runs are at least a block tall). */
+XPF_INLINE void xpf_runs_block(size_t es, const unsigned char *const *runs, size_t k, size_t r, size_t left, size_t lds,
+                               size_t jb, xpf_vec v[16])
 {
-    const size_t R = 16 / es, H = XPF_LANES * R;
-    for (size_t j = 0; j < nj; j += R) {
-        size_t k = 0, r = 0, left = head; /* the block's run, its first row in it, the run's rows from there */
-        for (size_t i = 0; i < ni; i += H) {
-            const unsigned char *s = runs[k] + r * lds + j * es;
-            xpf_vec v[16];
-            if (left > H) {
-                xpf_transpose_block(es, s, lds, v);
-                r += H;
-                left -= H;
-            } else {
-                if (left == H)
-                    xpf_transpose_block(es, s, lds, v);
-                else
-                    xpf_transpose_split(es, s, lds, left, runs[k + 1] + j * es, v);
-                k++;
-                r = H - left;
-                left = run - r;
+    const unsigned char *s = runs[k] + r * lds + jb;
+    if (left >= XPF_LANES * (16 / es))
+        xpf_transpose_block(es, s, lds, v);
+    else
+        xpf_transpose_split(es, s, lds, left, runs[k + 1] + jb, v);
+}
+
+/* The place of the next block of rows: run k, row r of it, left rows of it from there. */
+XPF_INLINE void xpf_runs_step(size_t H, size_t run, size_t *k, size_t *r, size_t *left)
+{
+    if (*left > H) {
+        *r += H;
+        *left -= H;
+    } else {
+        ++*k;
+        *r = H - *left;
+        *left = run - *r;
+    }
+}
+
+/* A region whose source rows come in runs at their own addresses (a permutation's gathered rows, xp_fast_runs_fn), read
+ * where they lie instead of copied into a buffer of one pitch first. Whole blocks only. Streamed: columns outer, as in
+ * xpf_region, so that each destination row's lines fill while in one write-combining buffer; plain stores (run_member's
+ * buffer): rows outer, a block's rows read front to back once. The asks go out `lines` x blocks apart: every block the
+ * ones it is due. */
+XPF_INLINE void xpf_region_runs(size_t es, const unsigned char *const *runs, size_t head, size_t run, size_t lds,
+                                size_t ni, size_t nj, unsigned char *dst, size_t ldd, int nt, const uintptr_t *ask,
+                                size_t lines)
+{
+    const size_t R = 16 / es, H = XPF_LANES * R, blocks = ni / H * (nj / R);
+    size_t t = 0, due = 0; /* asks made; blocks' share of them, in lines x blocks */
+    xpf_vec v[16];
+    if (nt) {
+        for (size_t j = 0; j < nj; j += R)
+            for (size_t i = 0, k = 0, r = 0, left = head; i < ni; i += H) {
+                xpf_runs_block(es, runs, k, r, left, lds, j * es, v);
+                xpf_runs_step(H, run, &k, &r, &left);
+                xpf_store_rows(es, v, dst + j * ldd + i * es, ldd, nt);
             }
+        return;
+    }
+    for (size_t i = 0, k = 0, r = 0, left = head; i < ni; i += H) {
+        for (size_t j = 0; j < nj; j += R) {
+            for (due += lines; due >= blocks && t < lines; due -= blocks)
+                __builtin_prefetch((const void *)ask[t++], 0, 3);
+            xpf_runs_block(es, runs, k, r, left, lds, j * es, v);
             xpf_store_rows(es, v, dst + j * ldd + i * es, ldd, nt);
         }
+        xpf_runs_step(H, run, &k, &r, &left);
     }
 }
 
 #define XPF_RUNS_(N, T)                                                                                                \
     static XPF_TARGET void xpf_runs_##N(const unsigned char *const *runs, size_t head, size_t run, size_t lds,         \
-                                        size_t ni, size_t nj, unsigned char *dst, size_t ldd)                          \
+                                        size_t ni, size_t nj, unsigned char *dst, size_t ldd, const uintptr_t *ask,    \
+                                        size_t lines)                                                                  \
     {                                                                                                                  \
-        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 0);                                                 \
+        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 0, ask, lines);                                     \
     }                                                                                                                  \
     static XPF_TARGET void xpf_runs_nt_##N(const unsigned char *const *runs, size_t head, size_t run, size_t lds,      \
-                                           size_t ni, size_t nj, unsigned char *dst, size_t ldd)                       \
+                                           size_t ni, size_t nj, unsigned char *dst, size_t ldd, const uintptr_t *ask, \
+                                           size_t lines)                                                               \
     {                                                                                                                  \
-        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 1);                                                 \
+        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 1, ask, lines);                                     \
     }
 XP_FOR_EACH_ELEM(XPF_RUNS_)
 
