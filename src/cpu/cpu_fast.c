@@ -23,8 +23,8 @@
 #define XPF_ORDER_RUN 64              /* members in source order, or dense tiles, a run takes at least (run_length) */
 #define XPF_PAIR_BYTES 32             /* paired members take turns every this many source bytes of a row (run_pair) */
 #define XPF_MAX_RUNS 64               /* the most runs of rows a tile read in place spans (plan.runs) */
-#define XPF_MEMBER_BYTES (256u << 10) /* the largest member staged whole (plan.stage_member): half of a 512 KiB L2 */
-#define XPF_MEMBER_AHEAD 12288        /* bytes a staged member's reads ask for ahead (run_member) */
+#define XPF_MEMBER_BYTES (128u << 10) /* the largest member staged whole (plan.stage_member): two, half of an L2 */
+#define XPF_MEMBER_AHEAD 8192         /* bytes a staged member's reads ask for ahead (run_member) */
 #define XPF_MEMBER_BLOCK 4096         /* the most source bytes in a block's rows of a staged member */
 #define XPF_BAND_BYTES (XPF_BAND_LINES * XPF_LINE) /* a band's rows, in destination bytes (run_bands) */
 #define XPF_BAND_TILE_BYTES 1024 /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
@@ -289,6 +289,8 @@ static long long run_length(const plan *p, long long tiles, size_t bytes)
 typedef struct cursor {
     size_t b; /* SIZE_MAX: none yet */
     xp_fast_grid_pos pos;
+    unsigned char *owed; /* staged members (run_member): the last one's destination, its rows still to go, or NULL */
+    size_t half;         /* the half of the thread's buffer that holds them */
 } cursor;
 
 /* Where member b starts in the source and the destination: b * ss and b * sd, or its place on the grid. */
@@ -389,11 +391,17 @@ static size_t walk_runs(const plan *p, const unsigned char *s, size_t r0, size_t
 {
     const xp_fast_grid *g = p->grid->rows;
     const uintptr_t next = next_member(p);
+    const int last = g->rank - 1;
     xp_fast_grid_pos pos;
+    xp_fast_grid_seek(g, r0, &pos);
     size_t k = 0;
     for (size_t r = r0, n; r < r1; r += n, k++) {
-        xp_fast_grid_seek(g, r, &pos);
-        n = g->ext[g->rank - 1] - pos.idx[g->rank - 1];
+        if (r > r0) { /* the next run: the last one's end, then one odometer step (no division) */
+            pos.os += (int64_t)(g->ext[last] - 1 - pos.idx[last]) * g->ss[last];
+            pos.idx[last] = g->ext[last] - 1;
+            xp_fast_grid_next(g, &pos);
+        }
+        n = g->ext[last] - pos.idx[last];
         n = n < r1 - r ? n : r1 - r;
         if (gbuf) {
             for (size_t b = 0; next && b < n * p->lds; b += XPF_LINE)
@@ -475,29 +483,50 @@ static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d
     }
 }
 
-/* A member of gathered row runs taken whole (plan.stage_member), at s, into d: its rows transposed into gbuf in chunks
- * of whole blocks of at most XPF_MEMBER_BLOCK source bytes, each block asking along the way for its share of the lines
- * XPF_MEMBER_AHEAD bytes further on in the order they are read (on into the next member's runs) into L1; then each
- * destination row streamed out of gbuf whole. The core's prefetchers do not run that far ahead of a transpose's loads:
- * without the asks its reads and its arithmetic take turns, and asked in bursts they lose a fifth of the gain
- * ("permute: staged members of row runs"). */
-static void run_member(const plan *p, const unsigned char *s, unsigned char *d, unsigned char *gbuf)
+/* Destination rows [j0, j1) of the staged member owed to cur->owed, from its half of gbuf. */
+static void pay_rows(const plan *p, const cursor *cur, const unsigned char *gbuf, size_t j0, size_t j1)
+{
+    const unsigned char *from = gbuf + cur->half * p->cols * p->stage_member;
+    for (size_t j = j0; j < j1; j++)
+        p->row(cur->owed + j * p->ldd, from + j * p->stage_member, p->rows * p->es);
+}
+
+/* The rest of the staged member a thread still owes, once its tiles are done. */
+static void settle(const plan *p, cursor *cur, const unsigned char *gbuf)
+{
+    if (cur->owed)
+        pay_rows(p, cur, gbuf, 0, p->cols);
+    cur->owed = NULL;
+}
+
+/* A member of gathered row runs taken whole (plan.stage_member), at s, into d: its rows transposed into one half of
+ * gbuf in chunks of whole blocks of at most XPF_MEMBER_BLOCK source bytes, each block asking along the way for its
+ * share of the lines XPF_MEMBER_AHEAD bytes further on in the order they are read (on into the next member's runs)
+ * into L1, and each chunk followed by its share of the last member's destination rows, streamed out of the other half.
+ * The core's prefetchers do not run that far ahead of a transpose's loads: without the asks its reads and its
+ * arithmetic take turns, and asked in bursts they lose a fifth of the gain; the rows streamed out among the reads
+ * rather than after them ("permute: staged members of row runs"). */
+static void run_member(const plan *p, const unsigned char *s, unsigned char *d, unsigned char *gbuf, cursor *cur)
 {
     const unsigned char *runs[XPF_MAX_RUNS], *at[XPF_MAX_RUNS];
     size_t lens[XPF_MAX_RUNS];
     uintptr_t lines[XPF_MEMBER_BLOCK / XPF_LINE + 1];
     const size_t n = walk_runs(p, s, 0, p->rows, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
     const size_t b = p->block_rows, total = p->rows * p->lds, h = b * (XPF_MEMBER_BLOCK / (b * p->lds));
+    const size_t mine = cur->owed ? 1 - cur->half : 0, chunks = (p->rows + h - 1) / h;
+    unsigned char *buf = gbuf + mine * p->cols * p->stage_member;
     asks a = {runs, lens, n, total, XPF_MEMBER_AHEAD, total + XPF_MEMBER_AHEAD, 0, 0, next_member(p), 0};
     memcpy(at, runs, n * sizeof *at);
-    for (size_t i = 0, m; i < p->rows; i += m) {
+    for (size_t i = 0, c = 0, m; i < p->rows; i += m, c++) {
         m = p->rows - i < h ? p->rows - i : h;
         const size_t k = i / run, r = i % run, got = ask_lines(&a, (m * p->lds + XPF_LINE - 1) / XPF_LINE, lines);
         at[k] = runs[k] + r * p->lds; /* the chunk's first row */
-        p->runs(at + k, run - r, run, p->lds, m, p->cols, gbuf + i * p->es, p->stage_member, lines, got);
+        p->runs(at + k, run - r, run, p->lds, m, p->cols, buf + i * p->es, p->stage_member, lines, got);
+        if (cur->owed)
+            pay_rows(p, cur, gbuf, c * p->cols / chunks, (c + 1) * p->cols / chunks);
     }
-    for (size_t j = 0; j < p->cols; j++)
-        p->row(d + j * p->ldd, gbuf + j * p->stage_member, p->rows * p->es);
+    cur->owed = d;
+    cur->half = mine;
 }
 
 /* The source of a gathered tile: rows [r0, r1) of the member at s, columns [j0, j0 + nj), each from its place on the
@@ -523,10 +552,6 @@ static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, s
 {
     if (p->band) {
         run_bands(p, s, d, i0, i0 + ni, j0, nj, gbuf);
-        return;
-    }
-    if (p->stage_member) { /* the whole member: i0 and j0 are 0 */
-        run_member(p, s, d, gbuf);
         return;
     }
     if (p->runs && ni % p->block_rows == 0) { /* whole blocks only (j0 is 0: a tile takes the rows whole) */
@@ -585,6 +610,10 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
     if (paired && b % 2)
         return;
     member(p, b, cur, &s, &d);
+    if (p->stage_member) { /* the whole member: i0 and j0 are 0 */
+        run_member(p, s, d, gbuf, cur);
+        return;
+    }
     if (paired) {
         /* the second through the cursor too, which then steps on to the next pair without a division */
         const unsigned char *s2;
@@ -776,8 +805,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
          * whole (run_member); the buffer's rows a line's multiple apart, never 4 KiB (its rows would share L1 sets). */
         size_t pitch = (s->rows * s->es + XPF_LINE - 1) / XPF_LINE * XPF_LINE;
         pitch += pitch % 4096 == 0 ? XPF_LINE : 0;
-        if (p->runs && nt && s->cols <= p->tj && s->rows % p->block_rows == 0 && s->cols * pitch <= XPF_MEMBER_BYTES &&
-            p->block_rows * p->lds <= XPF_MEMBER_BLOCK) {
+        if (p->runs && nt && !p->grid->paired && s->cols <= p->tj && s->rows % p->block_rows == 0 &&
+            s->cols * pitch <= XPF_MEMBER_BYTES && p->block_rows * p->lds <= XPF_MEMBER_BLOCK) {
             p->stage_member = pitch;
             p->runs = isa->runs[0][e];
             p->ti = s->rows;
@@ -839,8 +868,8 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
 {
     /* each thread's buffer for gathered tiles, or for the pieces of bands (run_bands) */
     size_t room_bytes = p->band ? XPF_BAND_SLOTS * band_slot(p->tj) : p->gather_rows * p->lds;
-    if (p->stage_member && room_bytes < p->cols * p->stage_member)
-        room_bytes = p->cols * p->stage_member;
+    if (p->stage_member && room_bytes < 2 * p->cols * p->stage_member)
+        room_bytes = 2 * p->cols * p->stage_member;
     int failed = 0;
     if (bytes < XP_CPU_SERIAL_BYTES || tiles == 1) {
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
@@ -850,9 +879,10 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
             free(owned);
             return XPOSE_ERR_NO_MEMORY;
         }
-        cursor cur = {SIZE_MAX, {{0}, 0, 0}};
+        cursor cur = {SIZE_MAX, {{0}, 0, 0}, NULL, 0};
         for (long long t = 0; t < tiles; t++)
             run_tile(p, (size_t)t, &cur, buf, gbuf, band);
+        settle(p, &cur, gbuf);
         publish(nt);
         free(gbuf);
         free(owned);
@@ -865,11 +895,12 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
         unsigned char *gbuf = room(room_bytes), *owned, *band = band_room(p, buf, &owned);
         failed = (room_bytes && !gbuf) || band_failed(p, band);
-        cursor cur = {SIZE_MAX, {{0}, 0, 0}};
+        cursor cur = {SIZE_MAX, {{0}, 0, 0}, NULL, 0};
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
             if (!failed)
                 run_tile(p, (size_t)t, &cur, buf, gbuf, band);
+        settle(p, &cur, gbuf);
         publish(nt);
         free(gbuf);
         free(owned);
