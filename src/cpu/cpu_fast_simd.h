@@ -80,7 +80,7 @@ XPF_INLINE void xpf_transpose_block(size_t es, const unsigned char *src, size_t 
 /* Blocks walk down a tile one 16-byte column at a time, so every source row of the tile is a stream of its own that
  * moves on by a line only every fourth pass: 64-512 streams, more than the core's prefetchers follow. So each block
  * asks for the line AHEAD bytes past its own column in a quarter of its rows (over the four passes of a line every row
- * gets one), read-only into L2: 256 bytes on the region path, 128 on joined lines; 1- to 4-byte elements only
+ * gets one), read-only into L2: 256 bytes on the region path, 128 on joined lines; 1- to 8-byte elements only
  * (docs/tuning.md, "cpu-fast: prefetch ahead"). */
 #define XPF_AHEAD_REGION 256
 #define XPF_AHEAD_LINES 128
@@ -96,7 +96,7 @@ XPF_INLINE void xpf_prefetch_rows(uintptr_t first, size_t lds, size_t n)
 XPF_INLINE void xpf_prefetch_ahead(size_t es, const unsigned char *src, size_t lds, size_t col_b, size_t ahead)
 {
     const size_t q = XPF_LANES * (16 / es) / 4; /* a quarter of the block's rows */
-    if (es <= 4)
+    if (es <= 8)
         xpf_prefetch_rows((uintptr_t)src + (col_b / 16) % 4 * q * lds + ahead, lds, q);
 }
 
