@@ -504,8 +504,9 @@ static void settle(const plan *p, cursor *cur, const unsigned char *gbuf)
  * share of the lines XPF_MEMBER_AHEAD bytes further on in the order they are read (on into the next member's runs)
  * into L1, and each chunk followed by its share of the last member's destination rows, streamed out of the other half.
  * The core's prefetchers do not run that far ahead of a transpose's loads: without the asks its reads and its
- * arithmetic take turns, and asked in bursts they lose a fifth of the gain; the rows streamed out among the reads
- * rather than after them ("permute: staged members of row runs"). */
+ * arithmetic take turns, and asked in bursts they lose a fifth of the gain. The last member's rows go out among this
+ * one's reads rather than after them, so that reads and streaming stores overlap ("permute: staged members of row
+ * runs"). */
 static void run_member(const plan *p, const unsigned char *s, unsigned char *d, unsigned char *gbuf, cursor *cur)
 {
     const unsigned char *runs[XPF_MAX_RUNS], *at[XPF_MAX_RUNS];
@@ -806,7 +807,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         size_t pitch = (s->rows * s->es + XPF_LINE - 1) / XPF_LINE * XPF_LINE;
         pitch += pitch % 4096 == 0 ? XPF_LINE : 0;
         if (p->runs && nt && !p->grid->paired && s->cols <= p->tj && s->rows % p->block_rows == 0 &&
-            s->cols * pitch <= XPF_MEMBER_BYTES && p->block_rows * p->lds <= XPF_MEMBER_BLOCK) {
+            s->rows / run <= XPF_MAX_RUNS && s->cols * pitch <= XPF_MEMBER_BYTES &&
+            p->block_rows * p->lds <= XPF_MEMBER_BLOCK) {
             p->stage_member = pitch;
             p->runs = isa->runs[0][e];
             p->ti = s->rows;
