@@ -450,14 +450,11 @@ static size_t ask_lines(asks *a, size_t most, uintptr_t *out)
     return got;
 }
 
-/* Asks for bytes [from, to) of the next member's runs (the n runs of a tile, end to end, as walk_runs lists them) into
- * L2, a line at a time. */
-static void ask_next(const plan *p, const unsigned char *const *runs, const size_t *lens, size_t n, size_t from,
-                     size_t to)
+/* Asks for bytes [from, to) of the next member's runs (the n runs of a tile, end to end, as walk_runs lists them,
+ * `total` bytes) into L2, a line at a time. */
+static void ask_next(const plan *p, const unsigned char *const *runs, const size_t *lens, size_t n, size_t total,
+                     size_t from, size_t to)
 {
-    size_t total = 0;
-    for (size_t k = 0; k < n; k++)
-        total += lens[k];
     asks a = {runs, lens, n, total, total + from, total + to, 0, 0, next_member(p), 0};
     uintptr_t lines[64];
     for (size_t got; (got = ask_lines(&a, 64, lines)) > 0;)
@@ -476,7 +473,7 @@ static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d
     const size_t n = walk_runs(p, s, i0, i0 + ni, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
     const size_t R = 16 / p->es, passes = nj / R, bytes = ni * p->lds;
     for (size_t j = 0; j < passes; j++) {
-        ask_next(p, runs, lens, n, bytes * j / passes, bytes * (j + 1) / passes);
+        ask_next(p, runs, lens, n, bytes, bytes * j / passes, bytes * (j + 1) / passes);
         for (size_t k = 0; k < n; k++)
             at[k] = runs[k] + j * R * p->es;
         p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd, NULL, 0);
