@@ -2,7 +2,7 @@
  * squares, rectangles with gcd(rows, cols) 1 and more, vectors, primes, every element size and batches; the index
  * arithmetic the CUDA kernels share (fast division, the passes); the peels (each combination, threads, batches); the
  * workspace (its size, a caller's, one too small,
- * a failed allocation: the data unchanged); bad input. */
+ * a failed allocation: the data unchanged); bytes on page pitches; bad input. */
 #include <string.h>
 #include "testing.h"
 #include "../src/core/xp_inplace_math.h"
@@ -401,6 +401,42 @@ static void pass_math(void)
     free(a), free(b);
 }
 
+/* Bytes on pitches of whole 4 KiB pages take the staged pair swap (square_pair_staged): squares of 300 (edge tiles)
+ * and 4096 inside rows of 4096 and 12288 bytes, every tile row, the bytes beside the square untouched; then the
+ * production entry point on squares and on rectangles of such squares (the tile form), on 1 and 2 threads. */
+static void page_pitch_bytes(void)
+{
+    const size_t cases[][2] = {{300, 4096}, {4096, 4096}, {1000, 12288}};
+    for (size_t k = 0; k < 3; k++) {
+        const size_t n = cases[k][0], ld = cases[k][1], bytes = n * ld;
+        unsigned char *m = malloc(bytes), *src = malloc(bytes);
+        if (!m || !src) {
+            CHECK(0, "cannot allocate %zu bytes", bytes);
+            free(m), free(src);
+            return;
+        }
+        xv_fill_random(src, bytes, 51 + (unsigned)k);
+        memcpy(m, src, bytes);
+        for (size_t I = 0; I < xp_cpu_square_tiles(n, 1); I++)
+            xp_cpu_square_tile_row(m, n, ld, 1, I);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < ld; j++)
+                bad += m[i * ld + j] != (j < n ? src[j * ld + i] : src[i * ld + j]);
+        CHECK(bad == 0, "square of %zu bytes on a pitch of %zu: %zu bytes wrong", n, ld, bad);
+        free(m), free(src);
+    }
+    int before = xpose_get_threads();
+    for (int t = 1; t <= 2; t++) {
+        xpose_set_threads(t);
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 4096, 4096, 1, 1, NULL, 0, 61), XPOSE_OK, "4096^2 bytes");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 8192, 4096, 1, 1, NULL, 0, 62), XPOSE_OK, "8192 x 4096 bytes");
+        CHECK_STATUS(check_one(NULL, XPOSE_BACKEND_CPU, 4096, 12288, 1, 1, NULL, 0, 63), XPOSE_OK,
+                     "4096 x 12288 bytes");
+    }
+    xpose_set_threads(before);
+}
+
 int main(void)
 {
     mismatch_counter();
@@ -411,6 +447,7 @@ int main(void)
     workspace();
     long_groups();
     peels();
+    page_pitch_bytes();
     production();
     variants();
     return t_finish("test_inplace");

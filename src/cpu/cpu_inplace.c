@@ -71,6 +71,8 @@ int xp_cpu_inplace_naive(xp_inplace_call *c)
 /* The buffer goes back in bands of 32 rows: a region kernel walks a whole column strip of its rows before the next
  * strip, and 1000 rows of lines left L1 between strips (docs/tuning.md, "cpu-inplace: small bands"). */
 #define XP_SMALL_BAND 32
+#define XP_SQUARE_TILE_BYTES (32 * 32 * 16) /* the largest square tile (square_tile) */
+#define XP_SQUARE_PAGE 4096                 /* byte pitches of whole pages: square_pair_staged */
 
 void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m, unsigned char *buf)
 {
@@ -85,13 +87,57 @@ void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m,
  * side, which moved 8192^2 bytes in 18 % less time than 64 on the 2-core CI VM). */
 static size_t square_tile(size_t es) { return es == 1 ? 128 : es <= 4 ? 64 : 32; }
 
+/* Read prefetches into L2 of the n bytes from p (an integer: the next pair may lie past the matrix). */
+static void ask_row(uintptr_t p, size_t n)
+{
+    for (size_t k = 0; k < n; k += 64)
+        __builtin_prefetch((const void *)(p + k), 0, 2);
+}
+
+/* Pair (I, J) through the thread's three buffers: both tiles copied out row by row (asking along the way for the next
+ * pair's rows, a few lines each far apart, which the core's prefetchers do not guess), each transposed in the buffers
+ * and copied back row by row into the other's place: the matrix is touched in whole tile rows only. */
+static void square_pair_staged(unsigned char *m, size_t n, size_t ld, size_t es, size_t t, size_t i0, size_t j0,
+                               xp_fast_region_fn region, unsigned char *buf)
+{
+    const size_t h = n - i0 < t ? n - i0 : t, w = n - j0 < t ? n - j0 : t;
+    const size_t j1 = j0 + t, w1 = j1 < n ? (n - j1 < t ? n - j1 : t) : 0;
+    unsigned char *a = m + i0 * ld + j0 * es, *b = m + j0 * ld + i0 * es; /* tiles (I, J): h x w, (J, I): w x h */
+    unsigned char *ba = buf, *bb = buf + XP_SQUARE_TILE_BYTES, *bt = buf + 2 * XP_SQUARE_TILE_BYTES;
+    for (size_t r = 0; r < w || r < h; r++) {
+        if (r < h && w1)
+            ask_row((uintptr_t)a + r * ld + t * es, w1 * es);
+        if (r < w1)
+            ask_row((uintptr_t)m + (j1 + r) * ld + i0 * es, h * es);
+        if (r < h)
+            memcpy(ba + r * w * es, a + r * ld, w * es);
+        if (r < w && j0 != i0)
+            memcpy(bb + r * h * es, b + r * ld, h * es);
+    }
+    if (j0 != i0) {
+        region(bb, h * es, w, h, bt, w * es); /* h x w, for a */
+        for (size_t r = 0; r < h; r++)
+            memcpy(a + r * ld, bt + r * w * es, w * es);
+    }
+    region(ba, w * es, h, w, bt, h * es); /* w x h, for b */
+    for (size_t r = 0; r < w; r++)
+        memcpy(b + r * ld, bt + r * h * es, h * es);
+}
+
 /* Swaps tile row I's pairs (I, J), J >= I, of one n x n matrix (rows ld bytes apart): tile (J, I) aside into buf, tile
- * (I, J) transposed into its place, then buf transposed into (I, J). Each element is read and written back once. */
+ * (I, J) transposed into its place, then buf transposed into (I, J). Each element is read and written back once.
+ * Bytes on pitches of whole 4 KiB pages go through square_pair_staged: a tile's rows then share one L1 set, and the
+ * region kernel, which reads and writes them 16 bytes at a time, took each line again from L2 or further. */
 static void square_row(unsigned char *m, size_t n, size_t ld, size_t es, size_t t, size_t I, xp_fast_region_fn region,
                        unsigned char *buf)
 {
     const size_t i0 = I * t, h = n - i0 < t ? n - i0 : t;
+    const int staged = es == 1 && ld % XP_SQUARE_PAGE == 0;
     for (size_t j0 = i0; j0 < n; j0 += t) {
+        if (staged) {
+            square_pair_staged(m, n, ld, es, t, i0, j0, region, buf);
+            continue;
+        }
         const size_t w = n - j0 < t ? n - j0 : t;
         unsigned char *a = m + i0 * ld + j0 * es, *b = m + j0 * ld + i0 * es; /* tiles (I, J): h x w, (J, I): w x h */
         for (size_t r = 0; r < w; r++)
@@ -116,7 +162,7 @@ int xp_cpu_inplace_square(xp_inplace_call *c)
     /* Tile row I holds tiles - I pairs: handed out one row at a time, as threads come free. */
 #pragma omp parallel num_threads(threads) if (threads > 1 && jobs > 1)
     {
-        _Alignas(64) unsigned char buf[32 * 32 * 16];
+        _Alignas(64) unsigned char buf[3 * XP_SQUARE_TILE_BYTES];
 #pragma omp for schedule(dynamic, 1)
         for (long long k = 0; k < jobs; k++)
             square_row(data + (size_t)(k / (long long)tiles) * n * n * es, n, n * es, es, t,
@@ -129,6 +175,6 @@ size_t xp_cpu_square_tiles(size_t n, size_t es) { return (n + square_tile(es) - 
 
 void xp_cpu_square_tile_row(unsigned char *m, size_t n, size_t ld, size_t es, size_t I)
 {
-    _Alignas(64) unsigned char buf[32 * 32 * 16];
+    _Alignas(64) unsigned char buf[3 * XP_SQUARE_TILE_BYTES];
     square_row(m, n, ld, es, square_tile(es), I, xp_fast_pick_isa()->region[0][xp_elem_index(es)], buf);
 }
