@@ -370,9 +370,9 @@ static void test_tile_layouts(void)
 
 /* Members of gathered row runs staged whole (cpu_fast.c's run_member) under AVX2, streamed, at every element size (1 and
  * 2 bytes take staged tiles): the (2,0,4,1,3) layout with runs of 112 bytes (blocks across two runs), members of 4 and
- * 28 runs, columns of 112 and 48 bytes; members of 128 runs, more than a member staged whole may have (read in place);
- * the destination dense and with its outer dimensions padded (which keeps the rows' two dimensions together); 1 to 3
- * threads. */
+ * 28 runs, columns of 112 and 48 bytes; members of 128 runs, more than a member staged whole may have (read in place),
+ * and members whose destination rows are not whole lines (2912 bytes: read in place); the destination dense and with
+ * its outer dimensions padded (which keeps the rows' two dimensions together); 1 to 3 threads. */
 static void test_staged_members(void)
 {
     int staged = 0, total = 0, wrong = 0; /* cases staged; of them, and of those not, the ones against the plan above */
@@ -384,6 +384,7 @@ static void test_staged_members(void)
             {5, {4, 28, 24, 112 / es, 112 / es}, {2, 0, 4, 1, 3}},
             {5, {4, 28, 9, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},
             {5, {8, 128, 4, 32 / es, 48 / es}, {2, 0, 4, 1, 3}},
+            {5, {4, 26, 9, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},
         };
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
             for (int pad = 0; pad < 4; pad += 3) {

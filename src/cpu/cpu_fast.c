@@ -25,7 +25,6 @@
 #define XPF_MAX_RUNS 64               /* the most runs of rows a tile read in place spans (plan.runs) */
 #define XPF_MEMBER_BYTES (128u << 10) /* the largest member staged whole (plan.stage_member): two, half of an L2 */
 #define XPF_MEMBER_AHEAD 8192         /* bytes a staged member's reads ask for ahead (run_member) */
-#define XPF_MEMBER_BLOCK 4096         /* the most source bytes in a block's rows of a staged member */
 #define XPF_BAND_BYTES (XPF_BAND_LINES * XPF_LINE) /* a band's rows, in destination bytes (run_bands) */
 #define XPF_BAND_TILE_BYTES 1024 /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
 #define XPF_BAND_TILE_COLS 4096  /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
@@ -105,7 +104,8 @@ typedef struct plan {
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
     xp_fast_runs_fn runs; /* gathered row runs read where they lie, no gathering copy (plan_tiles), else NULL */
     size_t stage_member;  /* members of row runs staged whole (run_member): the buffer's pitch in bytes, else 0 */
-    xp_fast_band_fn band; /* bands (run_bands), else NULL */
+    xp_fast_member_fn member; /* and their kernel */
+    xp_fast_band_fn band;     /* bands (run_bands), else NULL */
     xp_fast_band_lines_fn band_lines;
     int band_back; /* bands: some destination row's line straddles a tile's first row (run_bands) */
 } plan;
@@ -476,53 +476,36 @@ static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d
         ask_next(p, runs, lens, n, bytes, bytes * j / passes, bytes * (j + 1) / passes);
         for (size_t k = 0; k < n; k++)
             at[k] = runs[k] + j * R * p->es;
-        p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd, NULL, 0);
+        p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd);
     }
 }
 
-/* Destination rows [j0, j1) of the staged member owed to cur->owed, from its half of gbuf. */
-static void pay_rows(const plan *p, const cursor *cur, const unsigned char *gbuf, size_t j0, size_t j1)
-{
-    const unsigned char *from = gbuf + cur->half * p->cols * p->stage_member;
-    for (size_t j = j0; j < j1; j++)
-        p->row(cur->owed + j * p->ldd, from + j * p->stage_member, p->rows * p->es);
-}
-
-/* The rest of the staged member a thread still owes, once its tiles are done. */
+/* The staged member a thread still owes once its tiles are done (cur->owed, its rows in half cur->half of gbuf). */
 static void settle(const plan *p, cursor *cur, const unsigned char *gbuf)
 {
-    if (cur->owed)
-        pay_rows(p, cur, gbuf, 0, p->cols);
+    const unsigned char *from = gbuf + cur->half * p->cols * p->stage_member;
+    for (size_t j = 0; cur->owed && j < p->cols; j++)
+        p->row(cur->owed + j * p->ldd, from + j * p->stage_member, p->rows * p->es);
     cur->owed = NULL;
 }
 
-/* A member of gathered row runs taken whole (plan.stage_member), at s, into d: its rows transposed into one half of
- * gbuf in chunks of whole blocks of at most XPF_MEMBER_BLOCK source bytes, each block asking along the way for its
- * share of the lines XPF_MEMBER_AHEAD bytes further on in the order they are read (on into the next member's runs)
- * into L1, and each chunk followed by its share of the last member's destination rows, streamed out of the other half.
- * The core's prefetchers do not run that far ahead of a transpose's loads: without the asks its reads and its
- * arithmetic take turns, and asked in bursts they lose a fifth of the gain. The last member's rows go out among this
- * one's reads rather than after them, so that reads and streaming stores overlap ("permute: staged members of row
- * runs"). */
+/* A member of gathered row runs taken whole (plan.stage_member), at s, into d: transposed by the member kernel into one
+ * half of gbuf, which on the way asks for the source XPF_MEMBER_AHEAD bytes (whole runs) further on, into the next
+ * member's runs, and streams the last member's destination lines out of the other half, so that reads, arithmetic and
+ * streaming stores overlap ("permute: staged members of row runs"). */
 static void run_member(const plan *p, const unsigned char *s, unsigned char *d, unsigned char *gbuf, cursor *cur)
 {
-    const unsigned char *runs[XPF_MAX_RUNS], *at[XPF_MAX_RUNS];
+    const unsigned char *runs[XPF_MAX_RUNS];
     size_t lens[XPF_MAX_RUNS];
-    uintptr_t lines[XPF_MEMBER_BLOCK / XPF_LINE + 1];
     const size_t n = walk_runs(p, s, 0, p->rows, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
-    const size_t b = p->block_rows, total = p->rows * p->lds, h = b * (XPF_MEMBER_BLOCK / (b * p->lds));
-    const size_t mine = cur->owed ? 1 - cur->half : 0, chunks = (p->rows + h - 1) / h;
-    unsigned char *buf = gbuf + mine * p->cols * p->stage_member;
-    asks a = {runs, lens, n, total, XPF_MEMBER_AHEAD, total + XPF_MEMBER_AHEAD, 0, 0, next_member(p), 0};
-    memcpy(at, runs, n * sizeof *at);
-    for (size_t i = 0, c = 0, m; i < p->rows; i += m, c++) {
-        m = p->rows - i < h ? p->rows - i : h;
-        const size_t k = i / run, r = i % run, got = ask_lines(&a, (m * p->lds + XPF_LINE - 1) / XPF_LINE, lines);
-        at[k] = runs[k] + r * p->lds; /* the chunk's first row */
-        p->runs(at + k, run - r, run, p->lds, m, p->cols, buf + i * p->es, p->stage_member, lines, got);
-        if (cur->owed)
-            pay_rows(p, cur, gbuf, c * p->cols / chunks, (c + 1) * p->cols / chunks);
-    }
+    const size_t mine = cur->owed ? 1 - cur->half : 0, half = p->cols * p->stage_member,
+                 row_lines = p->rows * p->es / XPF_LINE;
+    xp_fast_member_job job = {.runs = runs, .n = n, .run = run, .lds = p->lds, .nj = p->cols};
+    job.buf = gbuf + mine * half, job.ldb = p->stage_member;
+    job.next = next_member(p), job.ahead = (XPF_MEMBER_AHEAD + run * p->lds - 1) / (run * p->lds);
+    job.from = gbuf + (1 - mine) * half, job.to = cur->owed, job.ldd = p->ldd;
+    job.row_lines = row_lines, job.lines = cur->owed ? p->cols * row_lines : 0;
+    p->member(&job);
     cur->owed = d;
     cur->half = mine;
 }
@@ -799,15 +782,16 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
             (nt || p->region == isa->region[0][e]) && s->cols % (16 / s->es) == 0 && run >= p->block_rows &&
             p->ti / run + 2 <= XPF_MAX_RUNS)
             p->runs = isa->runs[nt][e];
-        /* Streamed members of whole columns and whole blocks of rows, small enough for L2: one tile each, staged
-         * whole (run_member); the buffer's rows a line's multiple apart, never 4 KiB (its rows would share L1 sets). */
+        /* Streamed members of whole columns whose destination rows are whole lines, small enough for L2: one tile
+         * each, staged whole (run_member); the buffer's rows a line's multiple apart, never 4 KiB (its rows would share
+         * L1 sets). */
         size_t pitch = (s->rows * s->es + XPF_LINE - 1) / XPF_LINE * XPF_LINE;
         pitch += pitch % 4096 == 0 ? XPF_LINE : 0;
-        if (p->runs && nt && !p->grid->paired && s->cols <= p->tj && s->rows % p->block_rows == 0 &&
-            s->rows / run <= XPF_MAX_RUNS && s->cols * pitch <= XPF_MEMBER_BYTES &&
-            p->block_rows * p->lds <= XPF_MEMBER_BLOCK) {
+        if (p->runs && nt && !p->grid->paired && isa->member[e] && s->cols <= p->tj && s->rows / run <= XPF_MAX_RUNS &&
+            s->cols * pitch <= XPF_MEMBER_BYTES &&
+            (s->rows * s->es | p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE == 0) {
             p->stage_member = pitch;
-            p->runs = isa->runs[0][e];
+            p->member = isa->member[e];
             p->ti = s->rows;
         }
         p->gather_rows = p->ti + 2 * gather_margin(p);

@@ -25,11 +25,28 @@ typedef void (*xp_fast_region_fn)(const unsigned char *src, size_t lds, size_t n
 
 /* Transposes an ni x nj region (whole SIMD blocks: ni a multiple of the set's block rows, nj of 16 / es) whose source
  * rows come in runs at their own addresses, each run's rows lds bytes apart: rows [0, head) of the region lie from
- * runs[0], then every `run` rows (run >= a block's rows, head <= run) from the next address of runs. The plain-store
- * kernels also ask along the way for the `lines` lines at the addresses ask[], into L1, spread evenly over the blocks
- * (the streamed ones take none). */
+ * runs[0], then every `run` rows (run >= a block's rows, head <= run) from the next address of runs. */
 typedef void (*xp_fast_runs_fn)(const unsigned char *const *runs, size_t head, size_t run, size_t lds, size_t ni,
-                                size_t nj, unsigned char *dst, size_t ldd, const uintptr_t *ask, size_t lines);
+                                size_t nj, unsigned char *dst, size_t ldd);
+
+/* A member of gathered row runs staged whole (cpu_fast.c's run_member): its n runs of `run` rows (runs[k], rows lds
+ * bytes apart, nj columns, n * run a multiple of 64 / es) transposed into buf (nj rows, ldb bytes apart, on lines).
+ * Along the way, a line for every 64 bytes the blocks read: an ask for the same place `ahead` runs on (past the last
+ * run: the next member's, `next` bytes on in the source; next 0: none), into L1, and a line of the last member's
+ * transpose streamed out: `lines` whole lines, row_lines a row, from its buffer rows (from, ldb bytes apart) to its
+ * destination rows (to, ldd bytes apart, on lines). */
+typedef struct xp_fast_member_job {
+    const unsigned char *const *runs;
+    size_t n, run, lds, nj;
+    unsigned char *buf;
+    size_t ldb;
+    uintptr_t next;
+    size_t ahead;
+    const unsigned char *from;
+    unsigned char *to;
+    size_t ldd, row_lines, lines;
+} xp_fast_member_job;
+typedef void (*xp_fast_member_fn)(const xp_fast_member_job *job);
 
 /* Copies n bytes of a staged row to dst: the partial lines at either end with plain (masked) stores, the whole
  * lines in between with plain or non-temporal stores. */
@@ -66,6 +83,7 @@ typedef struct xp_fast_isa {
     xp_fast_row_fn row[2];
     xp_fast_lines_fn lines[2][5]; /* NULL where the set has no two-register permute */
     xp_fast_runs_fn runs[2][5];   /* NULL where the set has none (scalar) */
+    xp_fast_member_fn member[5];  /* 4- to 16-byte elements; NULL where the set has none */
     xp_fast_band_fn band[5];      /* bands; NULL where the set has none (all but AVX2) */
     xp_fast_band_lines_fn band_lines;
 } xp_fast_isa;

@@ -24,6 +24,7 @@ const xp_fast_isa xp_fast_scalar = {
     {{NULL}},
     {{NULL}},
     {NULL},
+    {NULL},
     NULL};
 
 void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, size_t nj, size_t ni_v, size_t nj_v,

@@ -467,51 +467,114 @@ XPF_INLINE void xpf_runs_step(size_t H, size_t run, size_t *k, size_t *r, size_t
 }
 
 /* A region whose source rows come in runs at their own addresses (a permutation's gathered rows, xp_fast_runs_fn), read
- * where they lie instead of copied into a buffer of one pitch first. Whole blocks only. Streamed: columns outer, as in
- * xpf_region, so that each destination row's lines fill while in one write-combining buffer; plain stores (run_member's
- * buffer): rows outer, a block's rows read front to back once. The asks go out `lines` x blocks apart: every block the
- * ones it is due. */
+ * where they lie instead of copied into a buffer of one pitch first. Whole blocks only; columns outer, as in xpf_region,
+ * so that each destination row's lines fill while in one write-combining buffer. */
 XPF_INLINE void xpf_region_runs(size_t es, const unsigned char *const *runs, size_t head, size_t run, size_t lds,
-                                size_t ni, size_t nj, unsigned char *dst, size_t ldd, int nt, const uintptr_t *ask,
-                                size_t lines)
+                                size_t ni, size_t nj, unsigned char *dst, size_t ldd, int nt)
 {
-    const size_t R = 16 / es, H = XPF_LANES * R, blocks = ni / H * (nj / R);
-    size_t t = 0, due = 0; /* asks made; blocks' share of them, in lines x blocks */
+    const size_t R = 16 / es, H = XPF_LANES * R;
     xpf_vec v[16];
-    if (nt) {
-        for (size_t j = 0; j < nj; j += R)
-            for (size_t i = 0, k = 0, r = 0, left = head; i < ni; i += H) {
-                xpf_runs_block(es, runs, k, r, left, lds, j * es, v);
-                xpf_runs_step(H, run, &k, &r, &left);
-                xpf_store_rows(es, v, dst + j * ldd + i * es, ldd, nt);
-            }
-        return;
-    }
-    for (size_t i = 0, k = 0, r = 0, left = head; i < ni; i += H) {
-        for (size_t j = 0; j < nj; j += R) {
-            for (due += lines; due >= blocks && t < lines; due -= blocks)
-                __builtin_prefetch((const void *)ask[t++], 0, 3);
+    for (size_t j = 0; j < nj; j += R)
+        for (size_t i = 0, k = 0, r = 0, left = head; i < ni; i += H) {
             xpf_runs_block(es, runs, k, r, left, lds, j * es, v);
+            xpf_runs_step(H, run, &k, &r, &left);
             xpf_store_rows(es, v, dst + j * ldd + i * es, ldd, nt);
         }
-        xpf_runs_step(H, run, &k, &r, &left);
-    }
 }
 
 #define XPF_RUNS_(N, T)                                                                                                \
     static XPF_TARGET void xpf_runs_##N(const unsigned char *const *runs, size_t head, size_t run, size_t lds,         \
-                                        size_t ni, size_t nj, unsigned char *dst, size_t ldd, const uintptr_t *ask,    \
-                                        size_t lines)                                                                  \
+                                        size_t ni, size_t nj, unsigned char *dst, size_t ldd)                          \
     {                                                                                                                  \
-        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 0, ask, lines);                                     \
+        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 0);                                                 \
     }                                                                                                                  \
     static XPF_TARGET void xpf_runs_nt_##N(const unsigned char *const *runs, size_t head, size_t run, size_t lds,      \
-                                           size_t ni, size_t nj, unsigned char *dst, size_t ldd, const uintptr_t *ask, \
-                                           size_t lines)                                                               \
+                                           size_t ni, size_t nj, unsigned char *dst, size_t ldd)                       \
     {                                                                                                                  \
-        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 1, ask, lines);                                     \
+        xpf_region_runs(N, runs, head, run, lds, ni, nj, dst, ldd, 1);                                                 \
     }
 XP_FOR_EACH_ELEM(XPF_RUNS_)
+
+/* A staged member's block (xp_fast_member_fn): R = 16 / es rows of 16 bytes (row q at row[q] + jb) transposed in
+ * 128-bit registers into R rows of 16 bytes at dst, ldb bytes apart (on 16 bytes). */
+XPF_INLINE void xpf_member_block(size_t es, const unsigned char *const *row, size_t jb, unsigned char *dst, size_t ldb)
+{
+    if (es == 4) {
+        __m128 r0 = _mm_loadu_ps((const float *)(row[0] + jb)), r1 = _mm_loadu_ps((const float *)(row[1] + jb));
+        __m128 r2 = _mm_loadu_ps((const float *)(row[2] + jb)), r3 = _mm_loadu_ps((const float *)(row[3] + jb));
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_store_ps((float *)dst, r0);
+        _mm_store_ps((float *)(dst + ldb), r1);
+        _mm_store_ps((float *)(dst + 2 * ldb), r2);
+        _mm_store_ps((float *)(dst + 3 * ldb), r3);
+    } else if (es == 8) {
+        __m128d r0 = _mm_loadu_pd((const double *)(row[0] + jb)), r1 = _mm_loadu_pd((const double *)(row[1] + jb));
+        _mm_store_pd((double *)dst, _mm_unpacklo_pd(r0, r1));
+        _mm_store_pd((double *)(dst + ldb), _mm_unpackhi_pd(r0, r1));
+    } else {
+        _mm_store_si128((__m128i *)dst, _mm_loadu_si128((const __m128i *)(row[0] + jb)));
+    }
+}
+
+/* One line of the side work (xp_fast_member_fn): the next ask, and the next line of the last member streamed out. */
+XPF_INLINE void xpf_member_side(const xp_fast_member_job *J, uintptr_t *ask, const unsigned char **from,
+                                unsigned char **to, size_t *left, size_t *in_row)
+{
+    if (*ask) {
+        __builtin_prefetch((const void *)*ask, 0, 3);
+        *ask += XPF_LINE;
+    }
+    if (*left) {
+        xpf_copy_line(*to, *from, 1);
+        *from += XPF_LINE, *to += XPF_LINE;
+        --*left;
+        if (++*in_row == J->row_lines) { /* on to the next row */
+            *in_row = 0;
+            *from += J->ldb - J->row_lines * XPF_LINE;
+            *to += J->ldd - J->row_lines * XPF_LINE;
+        }
+    }
+}
+
+/* A staged member (xp_fast_member_fn): rows outer, R at a time, each row of blocks reading its R rows front to back;
+ * every 64 bytes read, one ask and one line out. The core's prefetchers do not run far enough ahead of a transpose's
+ * loads for its reads and its arithmetic to overlap; asks and stores in bursts lose part of the gain, and index
+ * arithmetic in the loop more of it ("permute: staged members of row runs"). */
+XPF_INLINE void xpf_member(size_t es, const xp_fast_member_job *J)
+{
+    const size_t R = 16 / es, rows = J->n * J->run;
+    const unsigned char *from = J->from;
+    unsigned char *to = J->to;
+    size_t left = J->lines, in_row = 0, credit = 0;
+    for (size_t i = 0, k = 0, r = 0; i < rows; i += R) {
+        const size_t ka = k + J->ahead;
+        uintptr_t ask = ka < J->n                  ? (uintptr_t)J->runs[ka] + r * J->lds
+                        : J->next && ka < 2 * J->n ? (uintptr_t)J->runs[ka - J->n] + J->next + r * J->lds
+                                                   : 0;
+        const unsigned char *row[4];
+        for (size_t q = 0; q < R; q++) {
+            row[q] = J->runs[k] + r * J->lds;
+            if (++r == J->run)
+                k++, r = 0;
+        }
+        unsigned char *out = J->buf + i * es;
+        for (size_t j = 0; j < J->nj; j += R, out += R * J->ldb) {
+            if ((credit += 16 * R) >= XPF_LINE) {
+                credit -= XPF_LINE;
+                xpf_member_side(J, &ask, &from, &to, &left, &in_row);
+            }
+            xpf_member_block(es, row, j * es, out, J->ldb);
+        }
+    }
+    for (uintptr_t none = 0; left;)
+        xpf_member_side(J, &none, &from, &to, &left, &in_row);
+}
+
+#define XPF_MEMBER_(N)                                                                                                 \
+    static XPF_TARGET void xpf_member_##N(const xp_fast_member_job *job) { xpf_member(N, job); }
+XPF_MEMBER_(4)
+XPF_MEMBER_(8)
+XPF_MEMBER_(16)
 
 #ifdef XPF_MERGE
 /* The phase of each of the R destination rows from dst (pitch ldd) in its line, and prev cleared. */
@@ -740,4 +803,5 @@ const xp_fast_isa XPF_ISA = {
     XPF_LINES_TABLE,
     {{xpf_runs_1, xpf_runs_2, xpf_runs_4, xpf_runs_8, xpf_runs_16},
      {xpf_runs_nt_1, xpf_runs_nt_2, xpf_runs_nt_4, xpf_runs_nt_8, xpf_runs_nt_16}},
+    {NULL, NULL, xpf_member_4, xpf_member_8, xpf_member_16},
     XPF_BAND};
