@@ -380,11 +380,11 @@ static void test_staged_members(void)
     for (int e = 0; e < 5; e++) {
         const size_t es = elem_sizes[e];
         const perm_shape shapes[] = {
-            {5, {6, 4, 24, 112 / es, 112 / es}, {2, 0, 4, 1, 3}},
-            {5, {4, 28, 24, 112 / es, 112 / es}, {2, 0, 4, 1, 3}},
-            {5, {4, 28, 9, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},
-            {5, {8, 128, 4, 32 / es, 48 / es}, {2, 0, 4, 1, 3}},
-            {5, {4, 26, 9, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},
+            {5, {6, 4, 24, 112 / es, 112 / es}, {2, 0, 4, 1, 3}},  /* members of 4 runs */
+            {5, {4, 28, 24, 112 / es, 112 / es}, {2, 0, 4, 1, 3}}, /* of 28 */
+            {5, {4, 28, 9, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},   /* columns of 48 bytes */
+            {5, {8, 128, 4, 32 / es, 48 / es}, {2, 0, 4, 1, 3}},   /* 128 runs: read in place */
+            {5, {4, 26, 9, 112 / es, 48 / es}, {2, 0, 4, 1, 3}},   /* rows off lines: read in place */
         };
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
             for (int pad = 0; pad < 4; pad += 3) {
