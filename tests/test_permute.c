@@ -368,6 +368,19 @@ static void test_tile_layouts(void)
     CHECK(gathered_in_order >= 30, "only %d cases gathered rows and walked members in source order", gathered_in_order);
 }
 
+/* After cases forced onto AVX2: the defaults back; whether this machine runs AVX2 (where the plans' checks hold). */
+static int avx2_done(void)
+{
+    dst_on_line = 0;
+    unsetenv("XPOSE_CPU_ISA");
+    xpose_set_threads(2);
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
 /* Members of gathered row runs staged whole (cpu_fast.c's run_member) under AVX2, streamed, at every element size (1 and
  * 2 bytes take staged tiles): the (2,0,4,1,3) layout with runs of 112 bytes (blocks across two runs), members of 4 and
  * 28 runs, columns of 112 and 48 bytes; members of 128 runs, more than a member staged whole may have (read in place),
@@ -398,14 +411,39 @@ static void test_staged_members(void)
                 run_case(&c, XPOSE_BACKEND_CPU);
             }
     }
-    unsetenv("XPOSE_CPU_ISA");
-    xpose_set_threads(2);
-#if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx2"))
+    if (avx2_done())
         CHECK(!wrong, "%d of %d cases staged members whole where they should not, or not where they should", wrong,
               total);
-#endif
     printf("test_staged_members: %d of %d cases staged members whole\n", staged, total);
+}
+
+/* Dense tiles staged in chunks (cpu_fast.c's run_chunk) under AVX2, streamed: NHWC -> NCHW float ((N, HW, C) ->
+ * (N, C, HW)) with 64 and 48 channels, members of 784 rows (the last chunk 16 rows short of 64), the destination dense
+ * and padded by a line (both staged) or by one element, and members of 756 rows (3024 bytes, off lines): not staged
+ * so; the destination on a line and off it (then not staged so either), 1 to 3 threads. */
+static void test_staged_chunks(void)
+{
+    int staged = 0, wrong = 0;
+    setenv("XPOSE_CPU_ISA", "avx2", 1);
+    const perm_shape shapes[] = {
+        {3, {4, 784, 64}, {0, 2, 1}},
+        {3, {4, 784, 48}, {0, 2, 1}},
+        {3, {4, 756, 64}, {0, 2, 1}},
+    };
+    for (size_t k = 0; k < 3; k++)
+        for (int pad = 0; pad < 3; pad++)
+            for (dst_on_line = 0; dst_on_line < 2; dst_on_line++) {
+                tcase c = shape_case(4, shapes[k].rank, shapes[k].ext, shapes[k].perm);
+                pad_dst(&c, pad);
+                const int chunks = plan_says(&c, "in chunks");
+                staged += chunks && dst_on_line;
+                wrong += chunks != (k < 2 && pad < 2);
+                xpose_set_threads(1 + (int)(k + (size_t)pad) % 3);
+                run_case(&c, XPOSE_BACKEND_CPU);
+            }
+    if (avx2_done())
+        CHECK(!wrong, "%d of 18 cases staged dense chunks where they should not, or not where they should", wrong);
+    printf("test_staged_chunks: %d of 18 cases staged dense tiles in chunks (on a line)\n", staged);
 }
 
 /* Tiles shaped for AVX2 bands (cpu_permute.c's plan_band_tile), 2 MiB and more at every element size up to 8 bytes:
@@ -442,13 +480,8 @@ static void test_band_tiles(void)
                     run_case(&c, XPOSE_BACKEND_CPU);
                 }
     }
-    dst_on_line = 0;
-    unsetenv("XPOSE_CPU_ISA");
-    xpose_set_threads(2);
-#if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx2"))
+    if (avx2_done())
         CHECK(banded * 2 >= total, "only %d of %d cases took band tiles", banded, total);
-#endif
     printf("test_band_tiles: %d of %d cases in band tiles\n", banded, total);
 }
 
@@ -875,6 +908,7 @@ int main(void)
     test_dense_tiles();
     test_band_tiles();
     test_staged_members();
+    test_staged_chunks();
     test_threads_share_a_plan();
     test_random();
     return t_finish("test_permute");

@@ -25,6 +25,7 @@
 #define XPF_MAX_RUNS 64               /* the most runs of rows a tile read in place spans (plan.runs) */
 #define XPF_MEMBER_BYTES (128u << 10) /* the largest member staged whole (plan.stage_member): two, half of an L2 */
 #define XPF_MEMBER_AHEAD 8192         /* bytes a staged member's reads ask for ahead (run_member) */
+#define XPF_CHUNK_BYTES 256           /* a staged chunk's rows, in destination bytes (run_chunk) */
 #define XPF_BAND_BYTES (XPF_BAND_LINES * XPF_LINE) /* a band's rows, in destination bytes (run_bands) */
 #define XPF_BAND_TILE_BYTES 1024 /* a band tile's rows, in destination bytes: the bands one thread takes in turn */
 #define XPF_BAND_TILE_COLS 4096  /* the most columns of a band tile: (256 + 64) x 4096 bytes of pieces a thread */
@@ -104,6 +105,7 @@ typedef struct plan {
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
     xp_fast_runs_fn runs; /* gathered row runs read where they lie, no gathering copy (plan_tiles), else NULL */
     size_t stage_member;  /* members of row runs staged whole (run_member): the buffer's pitch in bytes, else 0 */
+    int stage_chunks;     /* or chunks of a dense tile's rows (run_chunk), the buffer's pitch also stage_member */
     xp_fast_member_fn member; /* and their kernel */
     xp_fast_band_fn band;     /* bands (run_bands), else NULL */
     xp_fast_band_lines_fn band_lines;
@@ -289,8 +291,9 @@ static long long run_length(const plan *p, long long tiles, size_t bytes)
 typedef struct cursor {
     size_t b; /* SIZE_MAX: none yet */
     xp_fast_grid_pos pos;
-    unsigned char *owed; /* staged members (run_member): the last one's destination, its rows still to go, or NULL */
-    size_t half;         /* the half of the thread's buffer that holds them */
+    unsigned char *owed; /* staged rows (stage_rows): the last transpose's destination, still to go, or NULL */
+    size_t owed_bytes;   /* its rows' bytes */
+    size_t half;         /* the half of the thread's buffer that holds it */
 } cursor;
 
 /* Where member b starts in the source and the destination: b * ss and b * sd, or its place on the grid. */
@@ -480,34 +483,53 @@ static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d
     }
 }
 
-/* The staged member a thread still owes once its tiles are done (cur->owed, its rows in half cur->half of gbuf). */
+/* The staged transpose a thread still owes once its tiles are done (cur->owed, in half cur->half of gbuf). */
 static void settle(const plan *p, cursor *cur, const unsigned char *gbuf)
 {
     const unsigned char *from = gbuf + cur->half * p->cols * p->stage_member;
     for (size_t j = 0; cur->owed && j < p->cols; j++)
-        p->row(cur->owed + j * p->ldd, from + j * p->stage_member, p->rows * p->es);
+        p->row(cur->owed + j * p->ldd, from + j * p->stage_member, cur->owed_bytes);
     cur->owed = NULL;
 }
 
-/* A member of gathered row runs taken whole (plan.stage_member), at s, into d: transposed by the member kernel into one
- * half of gbuf, which on the way asks for the source XPF_MEMBER_AHEAD bytes (whole runs) further on, into the next
- * member's runs, and streams the last member's destination lines out of the other half, so that reads, arithmetic and
- * streaming stores overlap ("permute: staged members of row runs"). */
+/* The n runs of `run` rows at runs[] (every column), whose transpose goes to d, through the member kernel into one half
+ * of gbuf: on the way it asks for the source XPF_MEMBER_AHEAD bytes (whole runs) further on, past the last run into
+ * the next ones, `next` bytes on, and streams the last staged transpose's destination lines out of the other half, so
+ * that reads, arithmetic and streaming stores overlap ("permute: staged members of row runs"). */
+static void stage_rows(const plan *p, const unsigned char *const *runs, size_t n, size_t run, uintptr_t next,
+                       unsigned char *d, unsigned char *gbuf, cursor *cur)
+{
+    const size_t mine = cur->owed ? 1 - cur->half : 0, half = p->cols * p->stage_member;
+    xp_fast_member_job job = {.runs = runs, .n = n, .run = run, .lds = p->lds, .nj = p->cols};
+    job.buf = gbuf + mine * half, job.ldb = p->stage_member;
+    job.next = next, job.ahead = (XPF_MEMBER_AHEAD + run * p->lds - 1) / (run * p->lds);
+    job.from = gbuf + (1 - mine) * half, job.to = cur->owed, job.ldd = p->ldd;
+    job.row_lines = cur->owed_bytes / XPF_LINE, job.lines = cur->owed ? p->cols * job.row_lines : 0;
+    p->member(&job);
+    cur->owed = d;
+    cur->owed_bytes = n * run * p->es;
+    cur->half = mine;
+}
+
+/* A member of gathered row runs taken whole (plan.stage_member), at s, into d. */
 static void run_member(const plan *p, const unsigned char *s, unsigned char *d, unsigned char *gbuf, cursor *cur)
 {
     const unsigned char *runs[XPF_MAX_RUNS];
     size_t lens[XPF_MAX_RUNS];
     const size_t n = walk_runs(p, s, 0, p->rows, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
-    const size_t mine = cur->owed ? 1 - cur->half : 0, half = p->cols * p->stage_member,
-                 row_lines = p->rows * p->es / XPF_LINE;
-    xp_fast_member_job job = {.runs = runs, .n = n, .run = run, .lds = p->lds, .nj = p->cols};
-    job.buf = gbuf + mine * half, job.ldb = p->stage_member;
-    job.next = next_member(p), job.ahead = (XPF_MEMBER_AHEAD + run * p->lds - 1) / (run * p->lds);
-    job.from = gbuf + (1 - mine) * half, job.to = cur->owed, job.ldd = p->ldd;
-    job.row_lines = row_lines, job.lines = cur->owed ? p->cols * row_lines : 0;
-    p->member(&job);
-    cur->owed = d;
-    cur->half = mine;
+    stage_rows(p, runs, n, run, next_member(p), d, gbuf, cur);
+}
+
+/* Rows [i0, i0 + ni) of a dense tile's member at s (plan.stage_chunks: source rows back to back), into d, as runs of
+ * 16 / es rows, the asks going on into the next chunk. */
+static void run_chunk(const plan *p, const unsigned char *s, unsigned char *d, size_t i0, size_t ni,
+                      unsigned char *gbuf, cursor *cur)
+{
+    const unsigned char *runs[XPF_MAX_RUNS];
+    const size_t R = 16 / p->es, n = ni / R;
+    for (size_t k = 0; k < n; k++)
+        runs[k] = s + (i0 + k * R) * p->lds;
+    stage_rows(p, runs, n, R, ni * p->lds, d + i0 * p->es, gbuf, cur);
 }
 
 /* The source of a gathered tile: rows [r0, r1) of the member at s, columns [j0, j0 + nj), each from its place on the
@@ -591,6 +613,10 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
     if (paired && b % 2)
         return;
     member(p, b, cur, &s, &d);
+    if (p->stage_chunks) { /* every column: j0 is 0 */
+        run_chunk(p, s, d, i0, ni, gbuf, cur);
+        return;
+    }
     if (p->stage_member) { /* the whole member: i0 and j0 are 0 */
         run_member(p, s, d, gbuf, cur);
         return;
@@ -803,6 +829,17 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         !p->band && !p->gather_rows && p->lds == s->cols * s->es && s->cols <= p->tj) {
         p->region = isa->region_dense[e];
         p->dense = 1;
+        /* Streamed, on whole destination lines: chunks of XPF_CHUNK_BYTES of rows staged through the member kernel
+         * ("cpu-fast: staged chunks of dense tiles"). */
+        const size_t pitch = XPF_CHUNK_BYTES + (XPF_CHUNK_BYTES % 4096 == 0 ? XPF_LINE : 0);
+        if (isa->member[e] && s->cols % (16 / s->es) == 0 && s->cols * pitch <= XPF_MEMBER_BYTES &&
+            (s->rows * s->es | p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE == 0) {
+            p->stage_chunks = 1;
+            p->stage_member = pitch;
+            p->member = isa->member[e];
+            p->ti = XPF_CHUNK_BYTES / s->es;
+            p->lag = 0;
+        }
     }
     if (p->lines && s->es == 1) /* a tile's columns, 64 bytes each, in whole blocks of 16 */
         p->band_bytes = ((s->cols < p->tj ? s->cols : p->tj) & ~(size_t)15) * XPF_BAND_BYTES_PER_COL;
@@ -862,7 +899,7 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
             free(owned);
             return XPOSE_ERR_NO_MEMORY;
         }
-        cursor cur = {SIZE_MAX, {{0}, 0, 0}, NULL, 0};
+        cursor cur = {SIZE_MAX, {{0}, 0, 0}, NULL, 0, 0};
         for (long long t = 0; t < tiles; t++)
             run_tile(p, (size_t)t, &cur, buf, gbuf, band);
         settle(p, &cur, gbuf);
@@ -878,7 +915,7 @@ static int run_tiles(const plan *p, long long tiles, size_t bytes, int nt)
         _Alignas(64) unsigned char buf[XPF_BUF_BYTES];
         unsigned char *gbuf = room(room_bytes), *owned, *band = band_room(p, buf, &owned);
         failed = (room_bytes && !gbuf) || band_failed(p, band);
-        cursor cur = {SIZE_MAX, {{0}, 0, 0}, NULL, 0};
+        cursor cur = {SIZE_MAX, {{0}, 0, 0}, NULL, 0, 0};
 #pragma omp for schedule(dynamic, run)
         for (long long t = 0; t < tiles; t++)
             if (!failed)
@@ -917,11 +954,13 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
                        : p.band                     ? "band"
                        : p.narrow                   ? "narrow"
                        : p.lines                    ? "joined-lines"
+                       : p.stage_chunks             ? "staged dense"
                        : p.staged || p.stage_member ? "staged"
                        : p.dense                    ? "dense region"
                                                     : "region";
     const int rows = p.gather_rows || (p.band && g && g->rows); /* bands read gathered rows where they lie */
     const char *gathered = rows && g->cols  ? " of gathered rows and scattered columns"
+                           : p.stage_chunks ? " in chunks"
                            : p.stage_member ? " of row runs, a member at a time"
                            : p.runs         ? " of row runs read in place"
                            : p.gather_runs  ? " of gathered row runs"
