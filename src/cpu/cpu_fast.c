@@ -832,7 +832,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         /* Streamed, on whole destination lines: chunks of XPF_CHUNK_BYTES of rows staged through the member kernel
          * ("cpu-fast: staged chunks of dense tiles"). */
         const size_t pitch = XPF_CHUNK_BYTES + (XPF_CHUNK_BYTES % 4096 == 0 ? XPF_LINE : 0);
-        if (isa->member[e] && s->cols % (16 / s->es) == 0 && s->cols * pitch <= XPF_MEMBER_BYTES &&
+        if (isa->member[e] && !(p->grid && p->grid->paired) && s->cols % (16 / s->es) == 0 &&
+            s->cols * pitch <= XPF_MEMBER_BYTES &&
             (s->rows * s->es | p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE == 0) {
             p->stage_chunks = 1;
             p->stage_member = pitch;
