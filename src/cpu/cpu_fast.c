@@ -419,50 +419,20 @@ static size_t walk_runs(const plan *p, const unsigned char *s, size_t r0, size_t
     return k;
 }
 
-/* Lines to ask for ahead of the loads that need them: bytes [b, end) of a member's runs read end to end (as walk_runs
- * lists them: n runs, `total` bytes), and past total the next member's, `next` bytes on in the source (0: none). */
-typedef struct asks {
-    const unsigned char *const *runs;
-    const size_t *lens;
-    size_t n, total, b, end;
-    size_t k, base;     /* the run holding byte b, and where it starts */
-    uintptr_t next, at; /* at: 0 in this member, next in the next one */
-} asks;
-
-/* The addresses of a's next lines, at most `most` of them, into out, a run's worth at a time; returns how many. */
-static size_t ask_lines(asks *a, size_t most, uintptr_t *out)
+/* Asks for bytes [from, to) of the next member's runs (the n runs of a tile, lens[k] bytes each, end to end, as
+ * walk_runs lists them; the next member lies next_member bytes on) into L2, a line at a time. */
+static void ask_next(const plan *p, const unsigned char *const *runs, const size_t *lens, size_t n, size_t from,
+                     size_t to)
 {
-    size_t got = 0;
-    while (got < most && a->b < a->end) {
-        if (a->b >= a->total && !a->at) {
-            if (!a->next)
-                break;
-            a->at = a->next, a->k = 0, a->base = a->total;
-        }
-        while (a->k < a->n && a->b >= a->base + a->lens[a->k])
-            a->base += a->lens[a->k++];
-        if (a->k == a->n)
+    const uintptr_t next = next_member(p);
+    size_t k = 0, base = 0; /* the run holding byte off, and where it starts */
+    for (size_t off = from; next && off < to; off += XPF_LINE) {
+        while (k < n && off >= base + lens[k])
+            base += lens[k++];
+        if (k == n)
             break;
-        const size_t stop = a->base + a->lens[a->k] < a->end ? a->base + a->lens[a->k] : a->end;
-        uintptr_t line = (uintptr_t)a->runs[a->k] + (a->b - a->base) + a->at;
-        for (; got < most && a->b < stop; got++, a->b += XPF_LINE, line += XPF_LINE)
-            out[got] = line;
+        __builtin_prefetch((const void *)((uintptr_t)runs[k] + (off - base) + next), 0, 2);
     }
-    if (got < most)
-        a->b = a->end; /* nothing further to ask for */
-    return got;
-}
-
-/* Asks for bytes [from, to) of the next member's runs (the n runs of a tile, end to end, as walk_runs lists them,
- * `total` bytes) into L2, a line at a time. */
-static void ask_next(const plan *p, const unsigned char *const *runs, const size_t *lens, size_t n, size_t total,
-                     size_t from, size_t to)
-{
-    asks a = {runs, lens, n, total, total + from, total + to, 0, 0, next_member(p), 0};
-    uintptr_t lines[64];
-    for (size_t got; (got = ask_lines(&a, 64, lines)) > 0;)
-        for (size_t k = 0; k < got; k++)
-            __builtin_prefetch((const void *)lines[k], 0, 2);
 }
 
 /* A region tile of gathered row runs read where they lie (plan.runs): rows [i0, i0 + ni) of the member at s, every
@@ -476,7 +446,7 @@ static void run_in_place(const plan *p, const unsigned char *s, unsigned char *d
     const size_t n = walk_runs(p, s, i0, i0 + ni, NULL, runs, lens), run = p->grid->rows->ext[p->grid->rows->rank - 1];
     const size_t R = 16 / p->es, passes = nj / R, bytes = ni * p->lds;
     for (size_t j = 0; j < passes; j++) {
-        ask_next(p, runs, lens, n, bytes, bytes * j / passes, bytes * (j + 1) / passes);
+        ask_next(p, runs, lens, n, bytes * j / passes, bytes * (j + 1) / passes);
         for (size_t k = 0; k < n; k++)
             at[k] = runs[k] + j * R * p->es;
         p->runs(at, run - i0 % run, run, p->lds, ni, R, d + j * R * p->ldd, p->ldd);
