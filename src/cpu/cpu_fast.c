@@ -722,6 +722,21 @@ static void plan_degenerate(plan *p, const xp_call *c)
 
 /* Tile heights (32-64 source rows, or short ones: "cpu-fast: tile heights", "cpu-fast: short tiles on AMD cores") and
  * widths, the shift that starts register-stored tiles on a destination line, and the tile counts. */
+/* The staging kernel's buffer pitch for rows of n bytes (run_member, run_chunk): a line's multiple, never 4 KiB (its
+ * rows would share L1 sets). */
+static size_t stage_pitch(size_t n)
+{
+    const size_t pitch = (n + XPF_LINE - 1) / XPF_LINE * XPF_LINE;
+    return pitch + (pitch % 4096 == 0 ? XPF_LINE : 0);
+}
+
+/* Whether every destination row of rows n bytes long starts and ends on a line, in every member: the staging kernel
+ * streams them out whole lines at a time. */
+static int stage_lines(const plan *p, const xp_call *c, size_t n)
+{
+    return (n | p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE == 0;
+}
+
 static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
 {
     const xp_shape *s = &c->s;
@@ -779,13 +794,10 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
             p->ti / run + 2 <= XPF_MAX_RUNS)
             p->runs = isa->runs[nt][e];
         /* Streamed members of whole columns whose destination rows are whole lines, small enough for L2: one tile
-         * each, staged whole (run_member); the buffer's rows a line's multiple apart, never 4 KiB (its rows would share
-         * L1 sets). */
-        size_t pitch = (s->rows * s->es + XPF_LINE - 1) / XPF_LINE * XPF_LINE;
-        pitch += pitch % 4096 == 0 ? XPF_LINE : 0;
+         * each, staged whole (run_member). */
+        const size_t pitch = stage_pitch(s->rows * s->es);
         if (p->runs && nt && !p->grid->paired && isa->member[e] && s->cols <= p->tj && s->rows / run <= XPF_MAX_RUNS &&
-            s->cols * pitch <= XPF_MEMBER_BYTES &&
-            (s->rows * s->es | p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE == 0) {
+            s->cols * pitch <= XPF_MEMBER_BYTES && stage_lines(p, c, s->rows * s->es)) {
             p->stage_member = pitch;
             p->member = isa->member[e];
             p->ti = s->rows;
@@ -801,10 +813,9 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->dense = 1;
         /* Streamed, on whole destination lines: chunks of XPF_CHUNK_BYTES of rows staged through the member kernel
          * ("cpu-fast: staged chunks of dense tiles"). */
-        const size_t pitch = XPF_CHUNK_BYTES + (XPF_CHUNK_BYTES % 4096 == 0 ? XPF_LINE : 0);
+        const size_t pitch = stage_pitch(XPF_CHUNK_BYTES);
         if (isa->member[e] && !(p->grid && p->grid->paired) && s->cols % (16 / s->es) == 0 &&
-            s->cols * pitch <= XPF_MEMBER_BYTES &&
-            (s->rows * s->es | p->ldd | p->sd_lines | (uintptr_t)c->dst) % XPF_LINE == 0) {
+            s->cols * pitch <= XPF_MEMBER_BYTES && stage_lines(p, c, s->rows * s->es)) {
             p->stage_chunks = 1;
             p->stage_member = pitch;
             p->member = isa->member[e];
