@@ -446,6 +446,56 @@ static void test_staged_chunks(void)
     printf("test_staged_chunks: %d of 18 cases staged dense tiles in chunks (on a line)\n", staged);
 }
 
+/* Random shapes for the two staging paths under AVX2, streamed (512 KiB and more): (2,0,4,1,3) members of row runs
+ * (4- to 16-byte elements, runs of 64, 112 or 128 bytes of rows, 2-40 runs, columns of 16-128 bytes, members up to 96
+ * KiB) and (N, HW, C) -> (N, C, HW) dense tiles (every element size, HW a line's multiple of bytes or not, 2-130
+ * channels); the destination dense or padded (pad_dst), on a line or not, 1 to 3 threads. Each path must be taken by
+ * a fair share of its cases, so that the shapes keep reaching it. */
+static void test_staged_random(void)
+{
+    int members = 0, chunks = 0;
+    const int n = 40;
+    const uint64_t keep = rng;
+    rng = 0x57A6ED; /* its own cases, whatever ran before */
+    setenv("XPOSE_CPU_ISA", "avx2", 1);
+    for (int k = 0; k < 2 * n; k++) {
+        tcase c;
+        if (k < n) {
+            static const size_t run_bytes[4] = {64, 112, 112, 128};
+            const size_t es = elem_sizes[2 + rnd(3)], rb = run_bytes[rnd(4)];
+            size_t e[5] = {1 + rnd(6), 2 + rnd(39), 1 + rnd(8), rb / es, (1 + rnd(8)) * 16 / es};
+            if (rb == 112) /* whole destination lines: runs of 112 bytes in fours */
+                e[1] = (e[1] + 3) / 4 * 4;
+            while (e[1] * e[3] * e[4] * es > (96u << 10) && e[1] > 4)
+                e[1] -= rb == 112 ? 4 : 1;
+            while (e[0] * e[1] * e[2] * e[3] * e[4] * es < (512u << 10))
+                e[0] *= 2;
+            static const int p[5] = {2, 0, 4, 1, 3};
+            c = shape_case(es, 5, e, p);
+        } else {
+            const size_t es = elem_sizes[rnd(5)], line = 64 / es;
+            size_t e[3] = {1, rnd(2) ? (2 + rnd(20)) * line : 100 + rnd(1100), 2 + rnd(129)};
+            while (e[0] * e[1] * e[2] * es < (512u << 10))
+                e[0] *= 2;
+            static const int p[3] = {0, 2, 1};
+            c = shape_case(es, 3, e, p);
+        }
+        pad_dst(&c, (int)rnd(4));
+        dst_on_line = rnd(3) != 0;
+        members += plan_says(&c, "a member at a time");
+        chunks += plan_says(&c, "in chunks");
+        xpose_set_threads(1 + (int)rnd(3));
+        run_case(&c, XPOSE_BACKEND_CPU);
+    }
+    rng = keep;
+    if (avx2_done()) {
+        CHECK(members >= n / 8, "only %d of %d random cases staged members whole", members, 2 * n);
+        CHECK(chunks >= n / 4, "only %d of %d random cases staged dense tiles in chunks", chunks, 2 * n);
+    }
+    printf("test_staged_random: of %d cases %d staged members whole, %d dense tiles in chunks\n", 2 * n, members,
+           chunks);
+}
+
 /* Tiles shaped for AVX2 bands (cpu_permute.c's plan_band_tile), 2 MiB and more at every element size up to 8 bytes:
  * destination rows of 256 bytes (a band) and 336 (off line phase: each band tile's first band also does the rows
  * above it) with the source dimensions after the columns scattered, two strips a member; rows gathered from two
@@ -909,6 +959,7 @@ int main(void)
     test_band_tiles();
     test_staged_members();
     test_staged_chunks();
+    test_staged_random();
     test_threads_share_a_plan();
     test_random();
     return t_finish("test_permute");
