@@ -5,15 +5,25 @@
 #include <stdint.h>
 #include "cpu_fast.h"
 
+/* The kernels ask for the source XPN_AHEAD bytes on, a line at a time, into L1: the one stream they read is the core
+ * prefetchers' to follow, but those do not run far enough ahead of loads that shuffles separate ("cpu-fast: narrow
+ * asks ahead"). */
+#define XPN_AHEAD 8192
+
 /* Chunk of n rows of C elements (dense: the source pitch is C) into C rows of the staging buffer, XPF_NARROW_ROWS
- * elements apart. */
+ * elements apart; 64 rows (C element sizes' lines) a step, after asking for their lines XPN_AHEAD on. */
 #define XPN_BODY(TY, C)                                                                                                \
     {                                                                                                                  \
         const TY *s = (const TY *)(const void *)src;                                                                   \
         TY *d = (TY *)(void *)buf;                                                                                     \
-        for (size_t k = 0; k < n; k++)                                                                                 \
-            for (size_t c = 0; c < C; c++)                                                                             \
-                d[c * XPF_NARROW_ROWS + k] = s[k * C + c];                                                             \
+        for (size_t k0 = 0; k0 < n; k0 += 64) {                                                                        \
+            for (size_t l = 0; l < C * sizeof(TY); l++)                                                                \
+                __builtin_prefetch((const void *)((uintptr_t)src + k0 * C * sizeof(TY) + XPN_AHEAD + l * 64), 0, 3);   \
+            const size_t k1 = n - k0 < 64 ? n : k0 + 64;                                                               \
+            for (size_t k = k0; k < k1; k++)                                                                           \
+                for (size_t c = 0; c < C; c++)                                                                         \
+                    d[c * XPF_NARROW_ROWS + k] = s[k * C + c];                                                         \
+        }                                                                                                              \
     }
 
 #define XPN_FN(TARGET, SET, N, TY, C)                                                                                  \
@@ -53,8 +63,11 @@ __attribute__((target("avx2"), always_inline)) static inline void xpn_avx2_bytes
             m[ch][r] = _mm256_load_si256((const __m256i *)(const void *)idx);
         }
     size_t k = 0;
+    uintptr_t ask = (uintptr_t)src + XPN_AHEAD; /* an integer: past the matrix, C pointers may not go */
     for (; k + 32 <= n; k += 32, src += 32 * (size_t)C) {
         __m256i v[4];
+        for (; ask < (uintptr_t)src + XPN_AHEAD + 32 * (size_t)C; ask += 64) /* every line to the step's end */
+            __builtin_prefetch((const void *)ask, 0, 3);
         for (int r = 0; r < C; r++) /* lane 0: rows k .. k + 15, lane 1: the next 16 */
             v[r] = _mm256_loadu2_m128i((const __m128i *)(const void *)(src + 16 * (C + r)),
                                        (const __m128i *)(const void *)(src + 16 * r));
