@@ -35,10 +35,10 @@ static void layout_grid(size_t scale)
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
- * whole-line blocks: XPF_ALIAS_PITCH), and narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c). AVX2's streamed
- * bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source pages), take bands
- * (run_bands): tiles of 1024 bytes of rows (3000 x 2999: three, rows off line phase), two strips (4500 columns),
- * columns and rows short of a block. */
+ * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c) and wide ones (2-4
+ * rows). AVX2's streamed bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source
+ * pages), take bands (run_bands): tiles of 1024 bytes of rows (3000 x 2999: three, rows off line phase), two strips
+ * (4500 columns), columns and rows short of a block. */
 static void special_shapes(void)
 {
     static const struct {
@@ -86,6 +86,14 @@ static void special_shapes(void)
         {9000, 4, 0, 0, 2},
         {3000, 3, 0, 3001, 1},
         {1025, 3, 0, 0, 3},
+        /* wide: 2-4 rows interleaved into a dense destination (chunks and tiles cut mid-way, a padded source, batches;
+         * a padded destination takes the other routes) */
+        {2, 70001, 0, 0, 1},
+        {3, 50000, 0, 0, 1},
+        {4, 9000, 0, 0, 2},
+        {3, 3000, 3001, 0, 1},
+        {3, 1025, 0, 0, 3},
+        {3, 5000, 0, 4, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {

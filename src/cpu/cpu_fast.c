@@ -98,6 +98,7 @@ typedef struct plan {
     xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
     size_t band_bytes;        /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
     xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
+    xp_fast_wide_fn wide;     /* 2-4 rows: interleaved through the staging buffer (run_wide) */
     size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
     int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
     int dense;            /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
@@ -154,15 +155,28 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* A tile of a narrow matrix: chunks of XPF_NARROW_ROWS rows split into their destination rows in buf, which the row
+/* A tile of a narrow matrix: chunks of XPN_ROWS rows split into their destination rows in buf, which the row
  * kernel writes out in whole lines (streamed where the call is large), as staged tiles do. */
 static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, unsigned char *buf)
 {
-    for (size_t k = 0; k < ni; k += XPF_NARROW_ROWS) {
-        const size_t n = ni - k < XPF_NARROW_ROWS ? ni - k : XPF_NARROW_ROWS;
+    const size_t rows = XPN_ROWS(p->es);
+    for (size_t k = 0; k < ni; k += rows) {
+        const size_t n = ni - k < rows ? ni - k : rows;
         p->narrow(s + k * p->lds, n, buf);
         for (size_t c = 0; c < p->cols; c++)
-            p->row(d + c * p->ldd + k * p->es, buf + c * XPF_NARROW_ROWS * p->es, n * p->es);
+            p->row(d + c * p->ldd + k * p->es, buf + c * rows * p->es, n * p->es);
+    }
+}
+
+/* A tile of a wide matrix (all its 2-4 rows, nj columns): chunks of XPN_ROWS columns interleaved in buf into
+ * whole destination rows, which the row kernel writes out as one run (streamed where the call is large). */
+static void run_wide(const plan *p, const unsigned char *s, unsigned char *d, size_t nj, unsigned char *buf)
+{
+    const size_t cols = XPN_ROWS(p->es);
+    for (size_t k = 0; k < nj; k += cols) {
+        const size_t n = nj - k < cols ? nj - k : cols;
+        p->wide(s + k * p->es, p->lds, n, buf);
+        p->row(d + k * p->ldd, buf, n * p->ldd);
     }
 }
 
@@ -542,6 +556,8 @@ static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, s
         p->row(d, s, ni * nj * p->es);
     else if (p->narrow)
         run_narrow(p, s, d, ni, buf);
+    else if (p->wide)
+        run_wide(p, s, d, nj, buf);
     else if (p->lines)
         p->lines(s, p->lds, ni, nj, d, p->ldd, i0 == 0, i0 + ni == p->rows, band);
     else if (p->staged || (i0 == 0 && p->lag > 0))
@@ -596,7 +612,7 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
         const unsigned char *s2;
         unsigned char *d2;
         member(p, b + 1, cur, &s2, &d2);
-        if (!p->copy && !p->band && !p->narrow && !p->lines && !p->staged && !p->gather_rows &&
+        if (!p->copy && !p->band && !p->narrow && !p->wide && !p->lines && !p->staged && !p->gather_rows &&
             !(i0 == 0 && p->lag > 0)) {
             run_pair(p, s + i0 * p->lds + j0 * p->es, d + j0 * p->ldd + i0 * p->es, s2 - s, d2 - d, ni, nj);
             return;
@@ -771,6 +787,14 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->tj = s->cols;
         p->lag = 0;
     }
+    /* 2-4 rows, the destination dense (rows of 2-4 elements back to back): interleaved, whole chunks of columns. */
+    if (!p->copy && !p->narrow && !(p->grid && (p->grid->rows || p->grid->cols)) && s->ldd == s->rows &&
+        s->cols >= XPF_NARROW_ROWS && (p->wide = xp_fast_wide_pick(isa, s->es, s->rows)) != NULL) {
+        p->ti = s->rows;
+        p->tj = 8 * XPF_NARROW_ROWS;
+        p->lag = 0;
+        p->band = 0;
+    }
     /* Gathered rows: narrower tiles, so that the rows a tile copies (its own and the margins) stay in L1 and L2; the
      * tile reads them from its buffer at a pitch that never lands a block's rows in one cache set. */
     if (p->grid && p->grid->rows && !p->band) {
@@ -807,8 +831,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     /* Tiles that take whole source rows back to back (NHWC -> NCHW's rows of 64 floats): region kernels that prefetch
      * the next tile, not further along rows the tile already holds ("cpu-fast: dense tiles prefetch the next tile"). */
     const int e = xp_elem_index(s->es);
-    if (p->region == isa->region[1][e] && isa->region_dense[e] && !p->copy && !p->narrow && !p->lines && !p->staged &&
-        !p->band && !p->gather_rows && p->lds == s->cols * s->es && s->cols <= p->tj) {
+    if (p->region == isa->region[1][e] && isa->region_dense[e] && !p->copy && !p->narrow && !p->wide && !p->lines &&
+        !p->staged && !p->band && !p->gather_rows && p->lds == s->cols * s->es && s->cols <= p->tj) {
         p->region = isa->region_dense[e];
         p->dense = 1;
         /* Streamed, on whole destination lines: chunks of XPF_CHUNK_BYTES of rows staged through the member kernel
@@ -935,6 +959,7 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
     const char *kind = p.copy                       ? "copy"
                        : p.band                     ? "band"
                        : p.narrow                   ? "narrow"
+                       : p.wide                     ? "wide"
                        : p.lines                    ? "joined-lines"
                        : p.stage_chunks             ? "staged dense"
                        : p.staged || p.stage_member ? "staged"

@@ -101,10 +101,15 @@ void xp_fast_rim(size_t es, const unsigned char *src, size_t lds, size_t ni, siz
                  unsigned char *dst, size_t ldd, xp_fast_region_fn rows_fn);
 
 /* Narrow matrices (cpu_fast_narrow.c): n source rows of C elements (pitch C) from src into the C rows of buf, each
- * XPF_NARROW_ROWS elements long; NULL where the set, element size or C has none. */
+ * XPN_ROWS(es) elements long (at most 4 KiB); NULL where the set, element size or C has none. */
 #define XPF_NARROW_ROWS 1024
+#define XPN_ROWS(es) ((es) <= 4 ? (size_t)XPF_NARROW_ROWS : 4096 / (size_t)(es))
 typedef void (*xp_fast_narrow_fn)(const unsigned char *src, size_t n, unsigned char *buf);
 xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t cols);
+/* Wide matrices, their inverse (cpu_fast_narrow.c): the C source rows (lds bytes apart) of n elements from src
+ * interleaved into buf as n rows of C elements, back to back; NULL where the set, element size or C has none. */
+typedef void (*xp_fast_wide_fn)(const unsigned char *src, size_t lds, size_t n, unsigned char *buf);
+xp_fast_wide_fn xp_fast_wide_pick(const xp_fast_isa *isa, size_t es, size_t rows);
 
 /* p0 of a cpu-fast row: the height of the tiles that store from registers (short_tiles in cpu_fast.c). */
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2 };

@@ -1,7 +1,8 @@
 /* cpu_fast_narrow.c: cpu-fast's kernels for narrow matrices, rows of 2-4 elements narrower than 16 bytes (HWC -> CHW
- * images, pairs): the block kernels need 16 bytes of a row and leave such matrices to the scalar rim. Here each chunk of
- * XPF_NARROW_ROWS rows is split into its C destination rows by a loop over whole source rows, which the compiler turns
- * into permutes for each instruction set. */
+ * images, pairs), and for wide ones, 2-4 rows (CHW -> HWC): the block kernels need 16 bytes of a row and leave such
+ * matrices to the scalar rim. Here each chunk of XPN_ROWS rows is split into its C destination rows, or C rows'
+ * chunks interleaved into one run of destination rows, by loops the compiler turns into permutes for each instruction
+ * set. */
 #include <stdint.h>
 #include "cpu_fast.h"
 
@@ -10,7 +11,7 @@
  * asks ahead"). */
 #define XPN_AHEAD 8192
 
-/* Chunk of n rows of C elements (dense: the source pitch is C) into C rows of the staging buffer, XPF_NARROW_ROWS
+/* Chunk of n rows of C elements (dense: the source pitch is C) into C rows of the staging buffer, XPN_ROWS(es)
  * elements apart; 64 rows (C element sizes' lines) a step, after asking for their lines XPN_AHEAD on. */
 #define XPN_BODY(TY, C)                                                                                                \
     {                                                                                                                  \
@@ -22,26 +23,64 @@
             const size_t k1 = n - k0 < 64 ? n : k0 + 64;                                                               \
             for (size_t k = k0; k < k1; k++)                                                                           \
                 for (size_t c = 0; c < C; c++)                                                                         \
-                    d[c * XPF_NARROW_ROWS + k] = s[k * C + c];                                                         \
+                    d[c * XPN_ROWS(sizeof(TY)) + k] = s[k * C + c];                                                    \
         }                                                                                                              \
     }
 
 #define XPN_FN(TARGET, SET, N, TY, C)                                                                                  \
     TARGET static void xpn_##SET##_##N##_##C(const unsigned char *src, size_t n, unsigned char *buf) XPN_BODY(TY, C)
 
-/* One set's kernels by [element index 0..2][C - 2]; NULL where none (4-byte rows of 4 are a whole SIMD column). */
+/* The C rows' chunks of n elements (rows lds bytes apart) interleaved into buf; 64 elements a step, after asking for
+ * each row's lines XPN_AHEAD on. */
+#define XPW_BODY(TY, C)                                                                                                \
+    {                                                                                                                  \
+        TY *d = (TY *)(void *)buf;                                                                                     \
+        for (size_t k0 = 0; k0 < n; k0 += 64) {                                                                        \
+            for (size_t c = 0; c < C; c++)                                                                             \
+                for (size_t l = 0; l < sizeof(TY); l++)                                                                \
+                    __builtin_prefetch(                                                                                \
+                        (const void *)((uintptr_t)src + c * lds + k0 * sizeof(TY) + XPN_AHEAD + l * 64), 0, 3);        \
+            const size_t k1 = n - k0 < 64 ? n : k0 + 64;                                                               \
+            for (size_t k = k0; k < k1; k++)                                                                           \
+                for (size_t c = 0; c < C; c++)                                                                         \
+                    d[k * C + c] = ((const TY *)(const void *)(src + c * lds))[k];                                     \
+        }                                                                                                              \
+    }
+
+#define XPW_FN(TARGET, SET, N, TY, C)                                                                                  \
+    TARGET static void xpw_##SET##_##N##_##C(const unsigned char *src, size_t lds, size_t n, unsigned char *buf)       \
+        XPW_BODY(TY, C)
+
+/* One set's kernels by [element index][C - 2]. */
+#define XPN_ALL(X, TARGET, SET)                                                                                        \
+    X(TARGET, SET, 1, uint8_t, 2)                                                                                      \
+    X(TARGET, SET, 1, uint8_t, 3)                                                                                      \
+    X(TARGET, SET, 1, uint8_t, 4)                                                                                      \
+    X(TARGET, SET, 2, uint16_t, 2)                                                                                     \
+    X(TARGET, SET, 2, uint16_t, 3)                                                                                     \
+    X(TARGET, SET, 2, uint16_t, 4)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 2)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 3)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 4)                                                                                     \
+    X(TARGET, SET, 8, uint64_t, 2)                                                                                     \
+    X(TARGET, SET, 8, uint64_t, 3)                                                                                     \
+    X(TARGET, SET, 8, uint64_t, 4)                                                                                     \
+    X(TARGET, SET, 16, xp_e16, 2)                                                                                      \
+    X(TARGET, SET, 16, xp_e16, 3)                                                                                      \
+    X(TARGET, SET, 16, xp_e16, 4)
+#define XPN_TABLE(P, SET)                                                                                              \
+    {                                                                                                                  \
+        {P##SET##_1_2, P##SET##_1_3, P##SET##_1_4}, {P##SET##_2_2, P##SET##_2_3, P##SET##_2_4},                        \
+            {P##SET##_4_2, P##SET##_4_3, P##SET##_4_4}, {P##SET##_8_2, P##SET##_8_3, P##SET##_8_4},                    \
+        {                                                                                                              \
+            P##SET##_16_2, P##SET##_16_3, P##SET##_16_4                                                                \
+        }                                                                                                              \
+    }
 #define XPN_SET(TARGET, SET)                                                                                           \
-    XPN_FN(TARGET, SET, 1, uint8_t, 2)                                                                                 \
-    XPN_FN(TARGET, SET, 1, uint8_t, 3)                                                                                 \
-    XPN_FN(TARGET, SET, 1, uint8_t, 4)                                                                                 \
-    XPN_FN(TARGET, SET, 2, uint16_t, 2)                                                                                \
-    XPN_FN(TARGET, SET, 2, uint16_t, 3)                                                                                \
-    XPN_FN(TARGET, SET, 2, uint16_t, 4)                                                                                \
-    XPN_FN(TARGET, SET, 4, uint32_t, 2)                                                                                \
-    XPN_FN(TARGET, SET, 4, uint32_t, 3)                                                                                \
-    static const xp_fast_narrow_fn xpn_##SET[3][3] = {{xpn_##SET##_1_2, xpn_##SET##_1_3, xpn_##SET##_1_4},             \
-                                                      {xpn_##SET##_2_2, xpn_##SET##_2_3, xpn_##SET##_2_4},             \
-                                                      {xpn_##SET##_4_2, xpn_##SET##_4_3, NULL}};
+    XPN_ALL(XPN_FN, TARGET, SET)                                                                                       \
+    XPN_ALL(XPW_FN, TARGET, SET)                                                                                       \
+    static const xp_fast_narrow_fn xpn_##SET[5][3] = XPN_TABLE(xpn_, SET);                                             \
+    static const xp_fast_wide_fn xpw_##SET[5][3] = XPN_TABLE(xpw_, SET);
 
 XPN_SET(, base)
 #if XP_FAST_X86
@@ -93,18 +132,42 @@ XPN_SET(__attribute__((target("avx2"))), avx2)
 XPN_SET(__attribute__((target("avx512f,avx512bw,avx512vbmi"))), avx512)
 #endif
 
-xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t cols)
+/* The kernels' set for cpu-fast's: 2 AVX-512 (byte permutes across a whole register need VBMI), 1 AVX2, 0 the
+ * portable loops; -1 none (XPOSE_CPU_ISA=scalar: the portable rim, as before). */
+static int pick_set(const xp_fast_isa *isa)
 {
-    if (es > 4 || cols < 2 || cols > 4)
-        return NULL;
-    const int e = xp_elem_index(es), c = (int)cols - 2;
 #if XP_FAST_X86
-    /* The set cpu-fast picked; byte permutes across a whole AVX-512 register need VBMI, else AVX2's. */
     __builtin_cpu_init();
     if (isa->width == 64 && __builtin_cpu_supports("avx512vbmi"))
-        return xpn_avx512[e][c];
+        return 2;
     if (isa->width >= 32)
+        return 1;
+#endif
+    return isa->width ? 0 : -1;
+}
+
+xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t cols)
+{
+    const int set = pick_set(isa), e = xp_elem_index(es), c = (int)cols - 2;
+    if (cols < 2 || cols > 4 || set < 0)
+        return NULL;
+#if XP_FAST_X86
+    if (set == 2)
+        return xpn_avx512[e][c];
+    if (set == 1)
         return es == 1 && cols == 3 ? xpn_avx2_bytes_3 : xpn_avx2[e][c];
 #endif
-    return isa->width ? xpn_base[e][c] : NULL; /* scalar (XPOSE_CPU_ISA=scalar): the portable rim, as before */
+    return xpn_base[e][c];
+}
+
+xp_fast_wide_fn xp_fast_wide_pick(const xp_fast_isa *isa, size_t es, size_t rows)
+{
+    const int set = pick_set(isa), e = xp_elem_index(es), c = (int)rows - 2;
+    if (rows < 2 || rows > 4 || set < 0)
+        return NULL;
+#if XP_FAST_X86
+    if (set)
+        return set == 2 ? xpw_avx512[e][c] : xpw_avx2[e][c];
+#endif
+    return xpw_base[e][c];
 }
