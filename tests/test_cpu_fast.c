@@ -35,8 +35,8 @@ static void layout_grid(size_t scale)
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
- * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c) and wide ones (2-4
- * rows). AVX2's streamed bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source
+ * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c) and wide ones (2
+ * to a line's worth of rows). AVX2's streamed bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source
  * pages), take bands (run_bands): tiles of 1024 bytes of rows (3000 x 2999: three, rows off line phase), two strips
  * (4500 columns), columns and rows short of a block. */
 static void special_shapes(void)
@@ -94,6 +94,11 @@ static void special_shapes(void)
         {3, 3000, 3001, 0, 1},
         {3, 1025, 0, 0, 3},
         {3, 5000, 0, 4, 1},
+        /* and 5 to a line's worth of rows, through the region kernel (a line or more: the other routes) */
+        {5, 9001, 0, 0, 1},
+        {8, 5000, 0, 0, 2},
+        {13, 3001, 3010, 0, 1},
+        {40, 1500, 0, 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {

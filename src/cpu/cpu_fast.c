@@ -95,12 +95,14 @@ typedef struct plan {
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
     xp_fast_row_fn row;
-    xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
-    size_t band_bytes;        /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
-    xp_fast_narrow_fn narrow; /* rows of 2-4 elements: split through the staging buffer (run_narrow) */
-    xp_fast_wide_fn wide;     /* 2-4 rows: interleaved through the staging buffer (run_wide) */
-    size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
-    int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
+    xp_fast_lines_fn lines; /* instead of staging, where rows start on 4-byte boundaries */
+    size_t band_bytes;      /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
+    int narrow, wide;       /* rows of fewer bytes than a line, dense: split through the staging buffer (run_narrow); so
+                       * many rows, the destination dense: interleaved there (run_wide) */
+    xp_fast_narrow_fn narrow_fn; /* the loops for 2-4 elements, else NULL: the plain region kernel */
+    xp_fast_wide_fn wide_fn;
+    size_t gather_rows;   /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
+    int gather_runs;      /* gathered whole rows that run on in the source: copied a run at a time (gather) */
     int dense;            /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
     int stream;           /* grouped copies of members back to back in the source: prefetched as one stream */
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
@@ -155,27 +157,37 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* A tile of a narrow matrix: chunks of XPN_ROWS rows split into their destination rows in buf, which the row
- * kernel writes out in whole lines (streamed where the call is large), as staged tiles do. */
+/* Elements of a narrow or wide matrix's chunk: the loops' own (XPN_ROWS), else what fills the staging buffer with
+ * rows of under a line each. */
+static size_t small_chunk(const plan *p, int loops) { return loops ? XPN_ROWS(p->es) : XPF_BUF_BYTES / XPF_LINE; }
+
+/* A tile of a narrow matrix: chunks of rows split into their destination rows in buf, which the row kernel writes
+ * out in whole lines (streamed where the call is large), as staged tiles do. */
 static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, unsigned char *buf)
 {
-    const size_t rows = XPN_ROWS(p->es);
+    const size_t rows = small_chunk(p, p->narrow_fn != NULL);
     for (size_t k = 0; k < ni; k += rows) {
         const size_t n = ni - k < rows ? ni - k : rows;
-        p->narrow(s + k * p->lds, n, buf);
+        if (p->narrow_fn)
+            p->narrow_fn(s + k * p->lds, n, buf);
+        else
+            p->region_plain(s + k * p->lds, p->lds, n, p->cols, buf, rows * p->es);
         for (size_t c = 0; c < p->cols; c++)
             p->row(d + c * p->ldd + k * p->es, buf + c * rows * p->es, n * p->es);
     }
 }
 
-/* A tile of a wide matrix (all its 2-4 rows, nj columns): chunks of XPN_ROWS columns interleaved in buf into
- * whole destination rows, which the row kernel writes out as one run (streamed where the call is large). */
+/* A tile of a wide matrix (all its rows, nj columns): chunks of columns interleaved in buf into whole destination
+ * rows, which the row kernel writes out as one run (streamed where the call is large). */
 static void run_wide(const plan *p, const unsigned char *s, unsigned char *d, size_t nj, unsigned char *buf)
 {
-    const size_t cols = XPN_ROWS(p->es);
+    const size_t cols = small_chunk(p, p->wide_fn != NULL);
     for (size_t k = 0; k < nj; k += cols) {
         const size_t n = nj - k < cols ? nj - k : cols;
-        p->wide(s + k * p->es, p->lds, n, buf);
+        if (p->wide_fn)
+            p->wide_fn(s + k * p->es, p->lds, n, buf);
+        else
+            p->region_plain(s + k * p->es, p->lds, p->rows, n, buf, p->ldd);
         p->row(d + k * p->ldd, buf, n * p->ldd);
     }
 }
@@ -780,16 +792,20 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
     plan_degenerate(p, c);
-    /* Rows of 2-4 elements, dense: whole chunks through the narrow kernels ("cpu-fast: narrow matrices"). */
-    if (!p->copy && !(p->grid && (p->grid->rows || p->grid->cols)) && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
-        (p->narrow = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
+    /* Dense rows of 2-4 elements: whole chunks split through the narrow loops; 2 to a line's worth of rows into a dense
+     * destination: interleaved through the loops (2-4 rows) or the region kernel ("cpu-fast: wide matrices"). The
+     * region kernel splitting rows of 5 and more lost to the other routes for 2-byte elements. */
+    const int plain = !p->copy && isa->width && !(p->grid && (p->grid->rows || p->grid->cols));
+    if (plain && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
+        (p->narrow_fn = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
+        p->narrow = 1;
         p->ti = 8 * XPF_NARROW_ROWS;
         p->tj = s->cols;
         p->lag = 0;
-    }
-    /* 2-4 rows, the destination dense (rows of 2-4 elements back to back): interleaved, whole chunks of columns. */
-    if (!p->copy && !p->narrow && !(p->grid && (p->grid->rows || p->grid->cols)) && s->ldd == s->rows &&
-        s->cols >= XPF_NARROW_ROWS && (p->wide = xp_fast_wide_pick(isa, s->es, s->rows)) != NULL) {
+        p->band = 0;
+    } else if (plain && s->ldd == s->rows && s->cols >= XPF_NARROW_ROWS && s->rows >= 2 && s->rows * s->es < XPF_LINE) {
+        p->wide = 1;
+        p->wide_fn = xp_fast_wide_pick(isa, s->es, s->rows);
         p->ti = s->rows;
         p->tj = 8 * XPF_NARROW_ROWS;
         p->lag = 0;
