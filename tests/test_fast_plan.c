@@ -108,7 +108,9 @@ static void check_consistent(const xp_call *c, const xp_fast_facts *d, const xp_
 {
     const xp_shape *s = &c->s;
     if (p->path == XP_FAST_PATH_NARROW) {
-        CHECK(!xp_shape_is_copy(s) && (s->rows * s->es < 16 || s->cols * s->es < 16) && (c->p1 & XP_FAST_AUTO_TILES),
+        CHECK(!xp_shape_is_copy(s) && (c->p1 & XP_FAST_AUTO_TILES) &&
+                  (s->rows * s->es < 16 || s->cols * s->es < 16 || s->rows <= XP_FAST_NARROW_SIDE ||
+                   s->cols <= XP_FAST_NARROW_SIDE),
               "%s: narrow, %zu x %zu of %zu bytes", what, s->rows, s->cols, s->es);
         return;
     }

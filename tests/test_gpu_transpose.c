@@ -87,6 +87,20 @@ static void dense_tiles(void)
     check_es_cases(cases, sizeof cases / sizeof cases[0], 950, "dense tiles");
 }
 
+/* Narrow calls of at most XP_FAST_NARROW_SIDE elements a side and 16 bytes or more (pairs of doubles, 5 and 8
+ * floats, 2-4 c128), which `fast` hands to the permutation kernels: both ways, rows on 16 bytes (the skinny path) and
+ * off them, batches, a source sub-matrix. */
+static void narrow_sides(void)
+{
+    static const es_case cases[] = {
+        {2, 70002, 8, 0, 1},     {70002, 2, 8, 0, 1},   {2, 70001, 8, 0, 1}, {70001, 2, 8, 0, 1}, {2, 30011, 16, 0, 2},
+        {30011, 2, 16, 0, 1},    {4, 9001, 16, 0, 1},   {9001, 4, 16, 0, 3}, {5, 40008, 4, 0, 1}, {40009, 5, 4, 0, 1},
+        {8, 20011, 4, 20012, 1}, {20012, 8, 4, 0, 2},   {7, 10007, 8, 0, 1}, {10006, 7, 8, 8, 1}, {8, 33336, 2, 0, 1},
+        {33333, 8, 2, 0, 1},     {3, 5002, 8, 5004, 2},
+    };
+    check_es_cases(cases, sizeof cases / sizeof cases[0], 970, "narrow sides");
+}
+
 /* 4- and 16-byte calls of one matrix of whole FastTile tiles that fit one wave take the split-store kernel at some
  * tile counts per SM (split_pays; on a 132-SM H200: 16 bytes up to 264 tiles and from 528 to 1056, 4 bytes up to
  * 264); 8-byte ones the dense tiles: squares and both aspect ratios inside those ranges, counts just outside them,
@@ -309,8 +323,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), split_tiles(), sector_rows(), wide_tiles(), byte_clusters(with_huge),
-            sync_clusters(), shift_tiles(), skew_strides();
+        interleaved_walks(), dense_tiles(), narrow_sides(), split_tiles(), sector_rows(), wide_tiles(),
+            byte_clusters(with_huge), sync_clusters(), shift_tiles(), skew_strides();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};
