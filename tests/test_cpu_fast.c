@@ -35,7 +35,7 @@ static void layout_grid(size_t scale)
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
- * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-4 elements: cpu_fast_narrow.c) and wide ones (2
+ * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-8 elements: cpu_fast_narrow.c) and wide ones (2
  * to a line's worth of rows). AVX2's streamed bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source
  * pages), take bands (run_bands): tiles of 1024 bytes of rows (3000 x 2999: three, rows off line phase), two strips
  * (4500 columns), columns and rows short of a block. */
@@ -79,22 +79,27 @@ static void special_shapes(void)
         /* gathers of one strided column past the non-temporal threshold (16-byte elements: whole blocks) */
         {20000, 1, 2, 0, 1},
         {9001, 1, 3, 0, 3},
-        /* narrow: rows of 2-4 elements through the narrow kernels (chunks and tiles cut mid-way, padded destination
-         * rows, batches) */
+        /* narrow: rows of 2-8 elements through the narrow kernels (chunks and tiles cut mid-way, padded destination
+         * rows, batches; a padded source takes the other routes) */
         {70001, 2, 0, 0, 1},
         {50000, 3, 0, 0, 1},
         {9000, 4, 0, 0, 2},
         {3000, 3, 0, 3001, 1},
         {1025, 3, 0, 0, 3},
-        /* wide: 2-4 rows interleaved into a dense destination (chunks and tiles cut mid-way, a padded source, batches;
-         * a padded destination takes the other routes) */
+        {20001, 5, 0, 0, 1},
+        {9000, 8, 0, 0, 2},
+        {5003, 6, 0, 5010, 1},
+        {7001, 7, 9, 0, 1},
+        /* wide: 2-8 rows interleaved into a dense destination through the same loops (chunks and tiles cut mid-way, a
+         * padded source, batches; a padded destination takes the other routes) */
         {2, 70001, 0, 0, 1},
         {3, 50000, 0, 0, 1},
         {4, 9000, 0, 0, 2},
         {3, 3000, 3001, 0, 1},
         {3, 1025, 0, 0, 3},
         {3, 5000, 0, 4, 1},
-        /* and 5 to a line's worth of rows, through the region kernel (a line or more: the other routes) */
+        /* and rows of a SIMD block (8 floats) to a line's worth, through the region kernel (a line or more: the other
+         * routes) */
         {5, 9001, 0, 0, 1},
         {8, 5000, 0, 0, 2},
         {13, 3001, 3010, 0, 1},

@@ -792,9 +792,9 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
     plan_degenerate(p, c);
-    /* Dense rows of 2-4 elements: whole chunks split through the narrow loops; 2 to a line's worth of rows into a dense
-     * destination: interleaved through the loops (2-4 rows) or the region kernel ("cpu-fast: wide matrices"). The
-     * region kernel splitting rows of 5 and more lost to the other routes for 2-byte elements. */
+    /* Dense rows of 2-8 elements (4 of 8 and 16 bytes): whole chunks split through the narrow loops; 2 to a line's
+     * worth of rows into a dense destination: interleaved through the same loops where rows fall short of a SIMD
+     * block, else through the region kernel ("cpu-fast: wide matrices"). */
     const int plain = !p->copy && isa->width && !(p->grid && (p->grid->rows || p->grid->cols));
     if (plain && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
         (p->narrow_fn = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
@@ -805,7 +805,7 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->band = 0;
     } else if (plain && s->ldd == s->rows && s->cols >= XPF_NARROW_ROWS && s->rows >= 2 && s->rows * s->es < XPF_LINE) {
         p->wide = 1;
-        p->wide_fn = xp_fast_wide_pick(isa, s->es, s->rows);
+        p->wide_fn = s->rows < p->block_rows ? xp_fast_wide_pick(isa, s->es, s->rows) : NULL;
         p->ti = s->rows;
         p->tj = 8 * XPF_NARROW_ROWS;
         p->lag = 0;

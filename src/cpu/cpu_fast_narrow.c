@@ -51,36 +51,53 @@
     TARGET static void xpw_##SET##_##N##_##C(const unsigned char *src, size_t lds, size_t n, unsigned char *buf)       \
         XPW_BODY(TY, C)
 
-/* One set's kernels by [element index][C - 2]. */
+/* One set's kernels by [element index][C - 2]: C up to 8 where rows of C elements are under a line, else 4. */
+#define XPN_CMAX 8
 #define XPN_ALL(X, TARGET, SET)                                                                                        \
     X(TARGET, SET, 1, uint8_t, 2)                                                                                      \
     X(TARGET, SET, 1, uint8_t, 3)                                                                                      \
     X(TARGET, SET, 1, uint8_t, 4)                                                                                      \
+    X(TARGET, SET, 1, uint8_t, 5)                                                                                      \
+    X(TARGET, SET, 1, uint8_t, 6)                                                                                      \
+    X(TARGET, SET, 1, uint8_t, 7)                                                                                      \
+    X(TARGET, SET, 1, uint8_t, 8)                                                                                      \
     X(TARGET, SET, 2, uint16_t, 2)                                                                                     \
     X(TARGET, SET, 2, uint16_t, 3)                                                                                     \
     X(TARGET, SET, 2, uint16_t, 4)                                                                                     \
+    X(TARGET, SET, 2, uint16_t, 5)                                                                                     \
+    X(TARGET, SET, 2, uint16_t, 6)                                                                                     \
+    X(TARGET, SET, 2, uint16_t, 7)                                                                                     \
+    X(TARGET, SET, 2, uint16_t, 8)                                                                                     \
     X(TARGET, SET, 4, uint32_t, 2)                                                                                     \
     X(TARGET, SET, 4, uint32_t, 3)                                                                                     \
     X(TARGET, SET, 4, uint32_t, 4)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 5)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 6)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 7)                                                                                     \
+    X(TARGET, SET, 4, uint32_t, 8)                                                                                     \
     X(TARGET, SET, 8, uint64_t, 2)                                                                                     \
     X(TARGET, SET, 8, uint64_t, 3)                                                                                     \
     X(TARGET, SET, 8, uint64_t, 4)                                                                                     \
     X(TARGET, SET, 16, xp_e16, 2)                                                                                      \
     X(TARGET, SET, 16, xp_e16, 3)                                                                                      \
     X(TARGET, SET, 16, xp_e16, 4)
-#define XPN_TABLE(P, SET)                                                                                              \
+#define XPN_ROW8(P, N)                                                                                                 \
     {                                                                                                                  \
-        {P##SET##_1_2, P##SET##_1_3, P##SET##_1_4}, {P##SET##_2_2, P##SET##_2_3, P##SET##_2_4},                        \
-            {P##SET##_4_2, P##SET##_4_3, P##SET##_4_4}, {P##SET##_8_2, P##SET##_8_3, P##SET##_8_4},                    \
-        {                                                                                                              \
-            P##SET##_16_2, P##SET##_16_3, P##SET##_16_4                                                                \
-        }                                                                                                              \
+        P##_##N##_2, P##_##N##_3, P##_##N##_4, P##_##N##_5, P##_##N##_6, P##_##N##_7, P##_##N##_8                      \
+    }
+#define XPN_ROW4(P, N)                                                                                                 \
+    {                                                                                                                  \
+        P##_##N##_2, P##_##N##_3, P##_##N##_4, NULL, NULL, NULL, NULL                                                  \
     }
 #define XPN_SET(TARGET, SET)                                                                                           \
     XPN_ALL(XPN_FN, TARGET, SET)                                                                                       \
     XPN_ALL(XPW_FN, TARGET, SET)                                                                                       \
-    static const xp_fast_narrow_fn xpn_##SET[5][3] = XPN_TABLE(xpn_, SET);                                             \
-    static const xp_fast_wide_fn xpw_##SET[5][3] = XPN_TABLE(xpw_, SET);
+    static const xp_fast_narrow_fn xpn_##SET[5][XPN_CMAX - 1] = {XPN_ROW8(xpn_##SET, 1), XPN_ROW8(xpn_##SET, 2),       \
+                                                                 XPN_ROW8(xpn_##SET, 4), XPN_ROW4(xpn_##SET, 8),       \
+                                                                 XPN_ROW4(xpn_##SET, 16)};                             \
+    static const xp_fast_wide_fn xpw_##SET[5][XPN_CMAX - 1] = {XPN_ROW8(xpw_##SET, 1), XPN_ROW8(xpw_##SET, 2),         \
+                                                               XPN_ROW8(xpw_##SET, 4), XPN_ROW4(xpw_##SET, 8),         \
+                                                               XPN_ROW4(xpw_##SET, 16)};
 
 XPN_SET(, base)
 #if XP_FAST_X86
@@ -149,7 +166,7 @@ static int pick_set(const xp_fast_isa *isa)
 xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t cols)
 {
     const int set = pick_set(isa), e = xp_elem_index(es), c = (int)cols - 2;
-    if (cols < 2 || cols > 4 || set < 0)
+    if (cols < 2 || cols > XPN_CMAX || set < 0)
         return NULL;
 #if XP_FAST_X86
     if (set == 2)
@@ -163,7 +180,7 @@ xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t 
 xp_fast_wide_fn xp_fast_wide_pick(const xp_fast_isa *isa, size_t es, size_t rows)
 {
     const int set = pick_set(isa), e = xp_elem_index(es), c = (int)rows - 2;
-    if (rows < 2 || rows > 4 || set < 0)
+    if (rows < 2 || rows > XPN_CMAX || set < 0)
         return NULL;
 #if XP_FAST_X86
     if (set)
