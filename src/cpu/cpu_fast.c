@@ -95,14 +95,13 @@ typedef struct plan {
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
     xp_fast_row_fn row;
-    xp_fast_lines_fn lines; /* instead of staging, where rows start on 4-byte boundaries */
-    size_t band_bytes;      /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
-    int narrow, wide;       /* rows of fewer bytes than a line, dense: split through the staging buffer (run_narrow); so
-                       * many rows, the destination dense: interleaved there (run_wide) */
-    xp_fast_narrow_fn narrow_fn; /* the loops for 2-4 elements, else NULL: the plain region kernel */
-    xp_fast_wide_fn wide_fn;
-    size_t gather_rows;   /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
-    int gather_runs;      /* gathered whole rows that run on in the source: copied a run at a time (gather) */
+    xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
+    size_t band_bytes;        /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
+    xp_fast_narrow_fn narrow; /* rows of 2-8 elements: split through the staging buffer (run_narrow) */
+    int wide;                 /* 2 to a line's worth of rows, the destination dense: interleaved there (run_wide) */
+    xp_fast_wide_fn wide_fn;  /* through these loops, or NULL: the plain region kernel */
+    size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
+    int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
     int dense;            /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
     int stream;           /* grouped copies of members back to back in the source: prefetched as one stream */
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
@@ -157,31 +156,25 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* Elements of a narrow or wide matrix's chunk: the loops' own (XPN_ROWS), else what fills the staging buffer with
- * rows of under a line each. */
-static size_t small_chunk(const plan *p, int loops) { return loops ? XPN_ROWS(p->es) : XPF_BUF_BYTES / XPF_LINE; }
-
-/* A tile of a narrow matrix: chunks of rows split into their destination rows in buf, which the row kernel writes
- * out in whole lines (streamed where the call is large), as staged tiles do. */
+/* A tile of a narrow matrix: chunks of XPN_ROWS rows split into their destination rows in buf, which the row kernel
+ * writes out in whole lines (streamed where the call is large), as staged tiles do. */
 static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, unsigned char *buf)
 {
-    const size_t rows = small_chunk(p, p->narrow_fn != NULL);
+    const size_t rows = XPN_ROWS(p->es);
     for (size_t k = 0; k < ni; k += rows) {
         const size_t n = ni - k < rows ? ni - k : rows;
-        if (p->narrow_fn)
-            p->narrow_fn(s + k * p->lds, n, buf);
-        else
-            p->region_plain(s + k * p->lds, p->lds, n, p->cols, buf, rows * p->es);
+        p->narrow(s + k * p->lds, n, buf);
         for (size_t c = 0; c < p->cols; c++)
             p->row(d + c * p->ldd + k * p->es, buf + c * rows * p->es, n * p->es);
     }
 }
 
 /* A tile of a wide matrix (all its rows, nj columns): chunks of columns interleaved in buf into whole destination
- * rows, which the row kernel writes out as one run (streamed where the call is large). */
+ * rows, which the row kernel writes out as one run (streamed where the call is large). A chunk is the loops' own
+ * (XPN_ROWS), or what fills the buffer with rows of under a line each. */
 static void run_wide(const plan *p, const unsigned char *s, unsigned char *d, size_t nj, unsigned char *buf)
 {
-    const size_t cols = small_chunk(p, p->wide_fn != NULL);
+    const size_t cols = p->wide_fn ? XPN_ROWS(p->es) : XPF_BUF_BYTES / XPF_LINE;
     for (size_t k = 0; k < nj; k += cols) {
         const size_t n = nj - k < cols ? nj - k : cols;
         if (p->wide_fn)
@@ -797,8 +790,7 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
      * block, else through the region kernel ("cpu-fast: wide matrices"). */
     const int plain = !p->copy && isa->width && !(p->grid && (p->grid->rows || p->grid->cols));
     if (plain && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
-        (p->narrow_fn = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
-        p->narrow = 1;
+        (p->narrow = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
         p->ti = 8 * XPF_NARROW_ROWS;
         p->tj = s->cols;
         p->lag = 0;
