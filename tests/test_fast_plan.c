@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../src/cuda/fast.h"
 #include "../src/cuda/fast_plan.h"
+#include "../src/core/xp_permute.h"
 #include "testing.h"
 
 /* The registry rows' parameters (src/cuda/fast_variants.c). */
@@ -109,8 +110,8 @@ static void check_consistent(const xp_call *c, const xp_fast_facts *d, const xp_
     const xp_shape *s = &c->s;
     if (p->path == XP_FAST_PATH_NARROW) {
         CHECK(!xp_shape_is_copy(s) && (c->p1 & XP_FAST_AUTO_TILES) &&
-                  (s->rows * s->es < 16 || s->cols * s->es < 16 || s->rows <= XP_FAST_NARROW_SIDE ||
-                   s->cols <= XP_FAST_NARROW_SIDE),
+                  (s->rows * s->es < 16 || s->cols * s->es < 16 || s->rows <= XP_PERM_SKINNY_MAX ||
+                   s->cols <= XP_PERM_SKINNY_MAX),
               "%s: narrow, %zu x %zu of %zu bytes", what, s->rows, s->cols, s->es);
         return;
     }

@@ -87,7 +87,7 @@ static void dense_tiles(void)
     check_es_cases(cases, sizeof cases / sizeof cases[0], 950, "dense tiles");
 }
 
-/* Narrow calls of at most XP_FAST_NARROW_SIDE elements a side and 16 bytes or more (pairs of doubles, 5 and 8
+/* Narrow calls of at most XP_PERM_SKINNY_MAX (8) elements a side and 16 bytes or more (pairs of doubles, 5 and 8
  * floats, 2-4 c128), which `fast` hands to the permutation kernels: both ways, rows on 16 bytes (the skinny path) and
  * off them, batches, a source sub-matrix. */
 static void narrow_sides(void)

@@ -8,6 +8,10 @@
 extern "C" {
 #endif
 
+/* The largest small extent the CUDA permutation kernels' skinny path takes (permute.cu, docs/tuning.md, "permute:
+ * skinny kernel"); `fast` hands calls with a side this short to it (fast_plan.c, "fast: narrow matrices"). */
+#define XP_PERM_SKINNY_MAX 8
+
 /* A permutation after checking and canonicalisation (xp_perm_canon): dimensions of extent 1 dropped, dimensions
  * adjacent in both tensors merged, the rest in destination order, sorted so that the destination stride shrinks
  * towards the last dimension (for a dense destination: row-major, dimension rank-1 fastest). Element j (an index

@@ -329,11 +329,11 @@ int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p)
     p->blocks_per_sm = XP_FAST_BLOCKS;
     if (plan_copy(c, p))
         return XPOSE_OK;
-    /* A side under 16 bytes (3 channels, pairs) or of at most XP_FAST_NARROW_SIDE elements (pairs of doubles, 5
+    /* A side under 16 bytes (3 channels, pairs) or of at most XP_PERM_SKINNY_MAX elements (pairs of doubles, 5
      * floats): tiles would read it one element a thread, at 2-30 % of a copy; the permutation kernels keep the short
      * side in registers ("fast: narrow matrices"). */
     if ((c->p1 & XP_FAST_AUTO_TILES) &&
-        (s->rows * es < 16 || s->cols * es < 16 || s->rows <= XP_FAST_NARROW_SIDE || s->cols <= XP_FAST_NARROW_SIDE)) {
+        (s->rows * es < 16 || s->cols * es < 16 || s->rows <= XP_PERM_SKINNY_MAX || s->cols <= XP_PERM_SKINNY_MAX)) {
         plan_path(p, XP_FAST_PATH_NARROW, "fast: narrow matrices");
         return XPOSE_OK;
     }

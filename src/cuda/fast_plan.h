@@ -78,10 +78,6 @@ extern const size_t xp_fast_card_count;
  * XPOSE_OK, or XPOSE_ERR_UNSUPPORTED where the tile numbers would not fit 32 bits (16 TiB and more). */
 int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p);
 
-/* The longest short side, in elements, that makes a call narrow (XP_FAST_PATH_NARROW) whatever its bytes: the
- * permutation kernels' skinny path holds at most this many a row (PERM_SKINNY_MAX in permute_kernels.cuh). */
-#define XP_FAST_NARROW_SIDE 8
-
 /* A narrow call (XP_FAST_PATH_NARROW) as the permutation (0, 2, 1) of (batch, rows, cols) that the permutation
  * kernels run; XPOSE_OK or xp_perm_canon's status. */
 struct xp_perm;

@@ -257,7 +257,7 @@ static void plan_runs(PermPlan *pl, uintptr_t src, uintptr_t dst)
     }
 }
 
-/* The skinny kernel, where one side's fastest extent k is at most PERM_SKINNY_MAX and the other side's fastest
+/* The skinny kernel, where one side's fastest extent k is at most XP_PERM_SKINNY_MAX and the other side's fastest
  * dimension continues it there (so that each thread's E x k elements are one 16-byte-aligned segment on that side and
  * k vectors on the other), unit strides, and every other stride and both addresses on 16 bytes. Returns whether it
  * applies. */
@@ -270,10 +270,10 @@ static bool plan_skinny(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     int not_a[XPOSE_MAX_RANK] = {0}, not_ab[XPOSE_MAX_RANK] = {0}, not_b[XPOSE_MAX_RANK] = {0};
     not_a[a] = not_ab[a] = not_ab[b] = not_b[b] = 1;
     /* small along the source: rows of k back to back in the source, the long dimension b */
-    const bool contig_src = p->ext[a] <= PERM_SKINNY_MAX && p->ss[b] == (int64_t)p->ext[a] &&
+    const bool contig_src = p->ext[a] <= XP_PERM_SKINNY_MAX && p->ss[b] == (int64_t)p->ext[a] &&
                             strides_on(p, not_ab, -1, true, src, 16) && strides_on(p, not_b, -1, false, dst, 16);
     /* small along the destination: rows of k back to back in the destination, the long dimension a */
-    const bool contig_dst = !contig_src && p->ext[b] <= PERM_SKINNY_MAX && p->ds[a] == (int64_t)p->ext[b] &&
+    const bool contig_dst = !contig_src && p->ext[b] <= XP_PERM_SKINNY_MAX && p->ds[a] == (int64_t)p->ext[b] &&
                             strides_on(p, not_a, -1, true, src, 16) && strides_on(p, not_ab, -1, false, dst, 16);
     if (!contig_src && !contig_dst)
         return false;
@@ -382,7 +382,7 @@ template <int ES> static int launch_skinny(const PermPlan *pl, cudaStream_t st)
     case 5: return launch_skinny_k<ES, 5>(pl, st);
     case 6: return launch_skinny_k<ES, 6>(pl, st);
     case 7: return launch_skinny_k<ES, 7>(pl, st);
-    default: return launch_skinny_k<ES, PERM_SKINNY_MAX>(pl, st);
+    default: return launch_skinny_k<ES, XP_PERM_SKINNY_MAX>(pl, st);
     }
 }
 

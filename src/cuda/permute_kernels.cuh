@@ -229,10 +229,6 @@ struct SkinnyArgs {
     PermDim d[XPOSE_MAX_RANK];
 };
 
-/* The largest small extent it takes (docs/tuning.md, "permute: skinny kernel"); fast_plan.h's XP_FAST_NARROW_SIDE
- * follows it. */
-#define PERM_SKINNY_MAX 8
-
 template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM_THREADS)
     perm_skinny_kernel(const __grid_constant__ SkinnyArgs a)
 {
