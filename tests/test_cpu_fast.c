@@ -35,8 +35,8 @@ static void layout_grid(size_t scale)
  * whose destination lines all share one phase (stored from registers) or not (staged), and sizes past the
  * non-temporal threshold, including a power-of-two leading dimension and strided columns, and source pitches of 4
  * and 8 KiB with rows and columns short of whole blocks (2-byte strips copied to a buffer first, 1- and 4-byte
- * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-8 elements: cpu_fast_narrow.c) and wide ones (2
- * to a line's worth of rows). AVX2's streamed bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source
+ * whole-line blocks: XPF_ALIAS_PITCH), narrow matrices (rows of 2-8 elements: cpu_fast_narrow.c; 1- and 2-byte rows
+ * under a line: padded blocks) and wide ones (2 to a line's worth of rows; 1- and 2-byte: sub-bands). AVX2's streamed bytes, and 2- to 8-byte elements on destination pitches of whole pages (and some on source
  * pages), take bands (run_bands): tiles of 1024 bytes of rows (3000 x 2999: three, rows off line phase), two strips
  * (4500 columns), columns and rows short of a block. */
 static void special_shapes(void)
@@ -104,6 +104,24 @@ static void special_shapes(void)
         {8, 5000, 0, 0, 2},
         {13, 3001, 3010, 0, 1},
         {40, 1500, 0, 0, 1},
+        /* 1- and 2-byte narrow rows padded into the next row's (AVX2 5-7 elements, any set 9 to a line's worth not
+         * whole blocks): chunks and tiles cut mid-way, the member's last rows element by element, batches */
+        {12000, 5, 0, 0, 1},
+        {3001, 7, 0, 3010, 1},
+        {20003, 9, 0, 0, 1},
+        {9001, 12, 0, 0, 2},
+        {4097, 24, 0, 0, 3},
+        {2049, 31, 0, 0, 1},
+        {5000, 63, 0, 0, 1},
+        /* and wide ones of 9 rows to a line's worth, not whole blocks of rows, through sub-bands (AVX2): columns
+         * past the last 32, a padded source, batches */
+        {9, 20003, 0, 0, 1},
+        {12, 9001, 0, 0, 2},
+        {17, 2000, 0, 0, 3},
+        {24, 5001, 0, 0, 1},
+        {31, 4100, 4110, 0, 1},
+        {48, 3001, 0, 0, 1},
+        {63, 2050, 0, 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {

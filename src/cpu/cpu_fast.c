@@ -95,13 +95,15 @@ typedef struct plan {
     xp_fast_region_fn region;
     xp_fast_region_fn region_plain; /* for the staging buffer */
     xp_fast_row_fn row;
-    xp_fast_lines_fn lines;   /* instead of staging, where rows start on 4-byte boundaries */
-    size_t band_bytes;        /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
-    xp_fast_narrow_fn narrow; /* rows of 2-8 elements: split through the staging buffer (run_narrow) */
-    int wide;                 /* 2 to a line's worth of rows, the destination dense: interleaved there (run_wide) */
-    xp_fast_wide_fn wide_fn;  /* through these loops, or NULL: the plain region kernel */
-    size_t gather_rows;       /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
-    int gather_runs;          /* gathered whole rows that run on in the source: copied a run at a time (gather) */
+    xp_fast_lines_fn lines;    /* instead of staging, where rows start on 4-byte boundaries */
+    size_t band_bytes;         /* 1-byte lines: each thread's room for the band registers (xp_fast_lines_fn), else 0 */
+    xp_fast_narrow_fn narrow;  /* rows of 2-8 elements: split through the staging buffer (run_narrow) */
+    int narrow_pad;            /* or rows under a line split by the region kernel, padded to whole blocks */
+    int wide;                  /* 2 to a line's worth of rows, the destination dense: interleaved there (run_wide) */
+    xp_fast_wide_fn wide_fn;   /* through these loops, or NULL: the plain region kernel */
+    xp_fast_band_fn wide_band; /* or, rows short of a block, through sub-bands (AVX2), else NULL */
+    size_t gather_rows;        /* gathered rows (grid->rows): the most rows a tile copies into its buffer, else 0 */
+    int gather_runs;           /* gathered whole rows that run on in the source: copied a run at a time (gather) */
     int dense;            /* region tiles of whole source rows back to back: region_dense, the next tile prefetched */
     int stream;           /* grouped copies of members back to back in the source: prefetched as one stream */
     int stage_runs;       /* grouped copies of part lines back to back in the destination: through the buffer */
@@ -156,17 +158,60 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
     }
 }
 
-/* A tile of a narrow matrix: chunks of XPN_ROWS rows split into their destination rows in buf, which the row kernel
- * writes out in whole lines (streamed where the call is large), as staged tiles do. */
-static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, unsigned char *buf)
+/* Rows [0, n) of a padded narrow chunk at s (rows p->lds bytes apart, `left` of the member's rows from s on) into
+ * buf's cpad rows of `rows` elements: each row's block of cpad elements runs on into the next row, which the region
+ * kernel transposes too (buf's rows from cols on are dropped); the member's last rows, whose blocks would read past
+ * it, go element by element. */
+static void narrow_pad(const plan *p, const unsigned char *s, size_t n, size_t left, size_t cpad, size_t rows,
+                       unsigned char *buf)
 {
-    const size_t rows = XPN_ROWS(p->es);
+    const size_t es = p->es, reach = cpad * es, bytes = left * p->lds;
+    size_t safe = bytes < reach ? 0 : (bytes - reach) / p->lds + 1;
+    safe = safe < n ? safe : n;
+    p->region_plain(s, p->lds, safe, cpad, buf, rows * es);
+    for (size_t r = safe; r < n; r++)
+        for (size_t c = 0; c < p->cols; c++)
+            memcpy(buf + (c * rows + r) * es, s + r * p->lds + c * es, es);
+}
+
+/* A tile of a narrow matrix: chunks of XPN_ROWS rows split into their destination rows in buf, which the row kernel
+ * writes out in whole lines (streamed where the call is large), as staged tiles do. Padded chunks take as many rows
+ * as the buffer holds of their cpad rows, in whole blocks. */
+static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, size_t ni, size_t left,
+                       unsigned char *buf)
+{
+    const size_t es = p->es, R = 16 / es, cpad = (p->cols + R - 1) / R * R;
+    size_t rows = XPN_ROWS(es);
+    if (p->narrow_pad) {
+        const size_t fit = XPF_BUF_BYTES / (cpad * es) / p->block_rows * p->block_rows;
+        rows = fit < rows ? fit : rows;
+    }
     for (size_t k = 0; k < ni; k += rows) {
         const size_t n = ni - k < rows ? ni - k : rows;
-        p->narrow(s + k * p->lds, n, buf);
+        if (p->narrow_pad)
+            narrow_pad(p, s + k * p->lds, n, left - k, cpad, rows, buf);
+        else
+            p->narrow(s + k * p->lds, n, buf);
         for (size_t c = 0; c < p->cols; c++)
-            p->row(d + c * p->ldd + k * p->es, buf + c * rows * p->es, n * p->es);
+            p->row(d + c * p->ldd + k * es, buf + c * rows * es, n * es);
     }
+}
+
+/* n columns from s of a wide matrix's C = p->rows rows into buf's n destination rows of C elements, back to back,
+ * through sub-bands: 16 bytes of every destination row a sub-band, in pieces (AVX2's band kernel, whose rows past
+ * the matrix's repeat its last), then each row's pieces copied 16 bytes at a time in order, each copy's bytes past
+ * the row overwritten by the next row's. buf: n C elements and 16 bytes more; pieces: 16 n bytes a sub-band. */
+static void wide_band(const plan *p, const unsigned char *s, size_t n, unsigned char *buf, unsigned char *pieces)
+{
+    const size_t es = p->es, R = 16 / es, C = p->rows, row = C * es, nv = n - n % (2 * R);
+    for (size_t q = 0; q * R < C; q++)
+        p->wide_band(s + q * R * p->lds, p->lds, C - q * R < R ? C - q * R : R, nv, pieces + q * nv * 16);
+    for (size_t j = 0; j < nv; j++)
+        for (size_t q = 0; q * R < C; q++)
+            memcpy(buf + j * row + q * 16, pieces + (q * nv + j) * 16, 16);
+    for (size_t j = nv; j < n; j++)
+        for (size_t c = 0; c < C; c++)
+            memcpy(buf + j * row + c * es, s + c * p->lds + j * es, es);
 }
 
 /* A tile of a wide matrix (all its rows, nj columns): chunks of columns interleaved in buf into whole destination
@@ -174,10 +219,17 @@ static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, 
  * (XPN_ROWS), or what fills the buffer with rows of under a line each. */
 static void run_wide(const plan *p, const unsigned char *s, unsigned char *d, size_t nj, unsigned char *buf)
 {
-    const size_t cols = p->wide_fn ? XPN_ROWS(p->es) : XPF_BUF_BYTES / XPF_LINE;
+    /* sub-bands: half the buffer for the pieces (16 bytes a column for each 16 bytes of a row), half for the rows */
+    const size_t half = XPF_BUF_BYTES / 2, subs = (p->rows * p->es + 15) / 16;
+    const size_t rows_fit = (half - 16) / (p->rows * p->es), pieces_fit = half / (subs * 16);
+    const size_t cols = p->wide_fn     ? XPN_ROWS(p->es)
+                        : p->wide_band ? (rows_fit < pieces_fit ? rows_fit : pieces_fit) / 32 * 32
+                                       : XPF_BUF_BYTES / XPF_LINE;
     for (size_t k = 0; k < nj; k += cols) {
         const size_t n = nj - k < cols ? nj - k : cols;
-        if (p->wide_fn)
+        if (p->wide_band)
+            wide_band(p, s + k * p->es, n, buf, buf + half);
+        else if (p->wide_fn)
             p->wide_fn(s + k * p->es, p->lds, n, buf);
         else
             p->region_plain(s + k * p->es, p->lds, p->rows, n, buf, p->ldd);
@@ -559,8 +611,8 @@ static void tile_body(const plan *p, const unsigned char *s, unsigned char *d, s
     d += (p->grid && p->grid->cols ? 0 : j0 * p->ldd) + i0 * p->es;
     if (p->copy)
         p->row(d, s, ni * nj * p->es);
-    else if (p->narrow)
-        run_narrow(p, s, d, ni, buf);
+    else if (p->narrow || p->narrow_pad)
+        run_narrow(p, s, d, ni, p->rows - i0, buf);
     else if (p->wide)
         run_wide(p, s, d, nj, buf);
     else if (p->lines)
@@ -617,8 +669,8 @@ static void run_tile(const plan *p, size_t t, cursor *cur, unsigned char *buf, u
         const unsigned char *s2;
         unsigned char *d2;
         member(p, b + 1, cur, &s2, &d2);
-        if (!p->copy && !p->band && !p->narrow && !p->wide && !p->lines && !p->staged && !p->gather_rows &&
-            !(i0 == 0 && p->lag > 0)) {
+        if (!p->copy && !p->band && !p->narrow && !p->narrow_pad && !p->wide && !p->lines && !p->staged &&
+            !p->gather_rows && !(i0 == 0 && p->lag > 0)) {
             run_pair(p, s + i0 * p->lds + j0 * p->es, d + j0 * p->ldd + i0 * p->es, s2 - s, d2 - d, ni, nj);
             return;
         }
@@ -789,8 +841,17 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
      * worth of rows into a dense destination: interleaved through the same loops where rows fall short of a SIMD
      * block, else through the region kernel ("cpu-fast: wide matrices"). */
     const int plain = !p->copy && isa->width && !(p->grid && (p->grid->rows || p->grid->cols));
-    if (plain && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS &&
-        (p->narrow = xp_fast_narrow_pick(isa, s->es, s->cols)) != NULL) {
+    const int e = xp_elem_index(s->es);
+    const size_t row_bytes = s->cols * s->es;
+    xp_fast_narrow_fn loops = plain && s->cols >= 2 ? xp_fast_narrow_pick(isa, s->es, s->cols) : NULL;
+    /* 1- and 2-byte rows under a line, not whole 16-byte blocks, that no loops take (or 5-7 elements on AVX2, where
+     * the loops measured slower): the region kernel over blocks padded into the next row ("cpu-fast: padded narrow
+     * rows") */
+    const int pad = plain && s->es <= 2 && s->cols >= 2 && row_bytes < XPF_LINE && row_bytes % 16 != 0 &&
+                    (!loops || (isa->width == 32 && s->cols >= 5 && s->cols <= 7));
+    if (plain && s->lds == s->cols && s->rows >= XPF_NARROW_ROWS && (loops || pad)) {
+        p->narrow = pad ? NULL : loops;
+        p->narrow_pad = pad;
         p->ti = 8 * XPF_NARROW_ROWS;
         p->tj = s->cols;
         p->lag = 0;
@@ -798,6 +859,9 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     } else if (plain && s->ldd == s->rows && s->cols >= XPF_NARROW_ROWS && s->rows >= 2 && s->rows * s->es < XPF_LINE) {
         p->wide = 1;
         p->wide_fn = s->rows < p->block_rows ? xp_fast_wide_pick(isa, s->es, s->rows) : NULL;
+        /* 1- and 2-byte rows that no loops take and that are not whole blocks of rows: sub-bands ("cpu-fast: wide
+         * matrices through sub-bands") */
+        p->wide_band = !p->wide_fn && s->es <= 2 && s->rows % p->block_rows != 0 ? isa->band[e] : NULL;
         p->ti = s->rows;
         p->tj = 8 * XPF_NARROW_ROWS;
         p->lag = 0;
@@ -838,9 +902,9 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     }
     /* Tiles that take whole source rows back to back (NHWC -> NCHW's rows of 64 floats): region kernels that prefetch
      * the next tile, not further along rows the tile already holds ("cpu-fast: dense tiles prefetch the next tile"). */
-    const int e = xp_elem_index(s->es);
-    if (p->region == isa->region[1][e] && isa->region_dense[e] && !p->copy && !p->narrow && !p->wide && !p->lines &&
-        !p->staged && !p->band && !p->gather_rows && p->lds == s->cols * s->es && s->cols <= p->tj) {
+    if (p->region == isa->region[1][e] && isa->region_dense[e] && !p->copy && !p->narrow && !p->narrow_pad &&
+        !p->wide && !p->lines && !p->staged && !p->band && !p->gather_rows && p->lds == s->cols * s->es &&
+        s->cols <= p->tj) {
         p->region = isa->region_dense[e];
         p->dense = 1;
         /* Streamed, on whole destination lines: chunks of XPF_CHUNK_BYTES of rows staged through the member kernel
@@ -966,7 +1030,9 @@ int xp_cpu_fast_describe(const xp_call *c, const xp_fast_grid *g, char *buf, siz
     plan_tiles(&p, c, isa);
     const char *kind = p.copy                       ? "copy"
                        : p.band                     ? "band"
+                       : p.narrow_pad               ? "padded narrow"
                        : p.narrow                   ? "narrow"
+                       : p.wide_band                ? "sub-banded wide"
                        : p.wide                     ? "wide"
                        : p.lines                    ? "joined-lines"
                        : p.stage_chunks             ? "staged dense"
