@@ -109,9 +109,10 @@ static void check_consistent(const xp_call *c, const xp_fast_facts *d, const xp_
 {
     const xp_shape *s = &c->s;
     if (p->path == XP_FAST_PATH_NARROW) {
-        CHECK(!xp_shape_is_copy(s) && (c->p1 & XP_FAST_AUTO_TILES) &&
-                  (s->rows * s->es < 16 || s->cols * s->es < 16 || s->rows <= XP_PERM_SKINNY_MAX ||
-                   s->cols <= XP_PERM_SKINNY_MAX),
+        const int byte_rows = s->es == 1 && s->rows < s->cols && s->rows % 16 == 0 && s->rows >= 32;
+        CHECK(!xp_shape_is_copy(s) && (c->p1 & XP_FAST_AUTO_TILES) && !byte_rows &&
+                  (s->rows * s->es <= XP_PERM_STAGE_MAX_BYTES || s->cols * s->es <= XP_PERM_STAGE_MAX_BYTES ||
+                   s->rows <= XP_PERM_SKINNY_MAX || s->cols <= XP_PERM_SKINNY_MAX),
               "%s: narrow, %zu x %zu of %zu bytes", what, s->rows, s->cols, s->es);
         return;
     }

@@ -101,6 +101,26 @@ static void narrow_sides(void)
     check_es_cases(cases, sizeof cases / sizeof cases[0], 970, "narrow sides");
 }
 
+/* Sides of at most XP_PERM_STAGE_MAX_BYTES (64) bytes that the skinny path does not take (rows off 16 bytes, or more
+ * than 8 elements), which go through the permutation kernels' staged skinny path: both ways, 3 to 64 bytes a side of
+ * every element size, segments cut short, batches, a source sub-matrix, and (with_huge) a long side past the
+ * permutation's 2^30 that runs in pieces. */
+static void staged_sides(int with_huge)
+{
+    static const es_case cases[] = {
+        {9, 40003, 1, 0, 1}, {40003, 9, 1, 0, 1},    {16, 30001, 1, 0, 2},  {30001, 16, 1, 0, 1}, {63, 5001, 1, 0, 1},
+        {5001, 63, 1, 0, 1}, {24, 7777, 1, 7780, 1}, {3, 50001, 1, 0, 1},   {50001, 3, 1, 0, 1},  {7, 20003, 1, 0, 3},
+        {20003, 5, 1, 0, 1}, {31, 9001, 2, 0, 1},    {9001, 31, 2, 0, 2},   {12, 10001, 4, 0, 1}, {10001, 16, 4, 0, 1},
+        {5, 12345, 8, 0, 1}, {12345, 8, 8, 0, 1},    {3, 7001, 16, 0, 2},   {7001, 4, 16, 0, 1},  {64, 4099, 1, 0, 1},
+        {4099, 64, 1, 0, 1}, {2, 1000003, 1, 0, 1},  {1000003, 6, 2, 0, 1},
+    };
+    check_es_cases(cases, sizeof cases / sizeof cases[0], 1170, "staged sides");
+    if (with_huge) {
+        const es_case huge = {3, ((size_t)1 << 30) + 77, 1, 0, 1};
+        check_es_cases(&huge, 1, 1199, "staged sides, past 2^30");
+    }
+}
+
 /* 4- and 16-byte calls of one matrix of whole FastTile tiles that fit one wave take the split-store kernel at some
  * tile counts per SM (split_pays; on a 132-SM H200: 16 bytes up to 264 tiles and from 528 to 1056, 4 bytes up to
  * 264); 8-byte ones the dense tiles: squares and both aspect ratios inside those ranges, counts just outside them,
@@ -323,8 +343,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), narrow_sides(), split_tiles(), sector_rows(), wide_tiles(),
-            byte_clusters(with_huge), sync_clusters(), shift_tiles(), skew_strides();
+        interleaved_walks(), dense_tiles(), narrow_sides(), staged_sides(with_huge), split_tiles(), sector_rows(),
+            wide_tiles(), byte_clusters(with_huge), sync_clusters(), shift_tiles(), skew_strides();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -11,6 +11,9 @@ extern "C" {
 /* The largest small extent the CUDA permutation kernels' skinny path takes (permute.cu, docs/tuning.md, "permute:
  * skinny kernel"); `fast` hands calls with a side this short to it (fast_plan.c, "fast: narrow matrices"). */
 #define XP_PERM_SKINNY_MAX 8
+/* The longest small side, in bytes, its staged form takes (rows off 16 bytes, or more than XP_PERM_SKINNY_MAX
+ * elements: "permute: staged skinny kernel"); `fast` hands such calls to it too. */
+#define XP_PERM_STAGE_MAX_BYTES 64
 
 /* A permutation after checking and canonicalisation (xp_perm_canon): dimensions of extent 1 dropped, dimensions
  * adjacent in both tensors merged, the rest in destination order, sorted so that the destination stride shrinks

@@ -12,7 +12,7 @@
 #define PERM_MAX_EXT ((size_t)1 << 30)
 #define PERM_MAX_BLOCKS ((size_t)INT32_MAX)
 
-enum PermKind { PERM_NOTHING, PERM_MEMCPY, PERM_RUNS, PERM_SKINNY, PERM_VEC, PERM_SCALAR };
+enum PermKind { PERM_NOTHING, PERM_MEMCPY, PERM_RUNS, PERM_SKINNY, PERM_STAGE, PERM_VEC, PERM_SCALAR };
 
 /* The vector tiles, rows (edge B) x columns (edge A), by element size: "wide" ones read 256-byte source segments
  * (fast's FastTile for 1 to 4 bytes, DenseTile for 8 and 16 bytes); "narrow" ones 128-byte segments (4 to 16 bytes:
@@ -65,11 +65,12 @@ struct PermPlan {
     bool narrow;     /* vector tiles: the narrow shape */
     unsigned tr, tc; /* tile rows (edge B) and columns (edge A) */
     unsigned unit;   /* runs: bytes a thread moves at once */
-    bool contig_src; /* skinny: the source side is the contiguous one (the small extent is the source's fastest) */
+    bool contig_src; /* skinny, staged: the source side is the contiguous one (the small extent its fastest) */
     size_t blocks;   /* blocks the launch takes (may exceed PERM_MAX_BLOCKS: then the call is cut) */
     PermArgs t;
     RunArgs r;
     SkinnyArgs k;
+    StageArgs g;
 };
 
 /* Whether the address and every stride of p in bytes, on the source (src) or the destination side, are multiples of
@@ -302,6 +303,49 @@ static bool plan_skinny(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     return true;
 }
 
+/* The staged skinny kernel, where the skinny kernel does not apply: one side's fastest extent k of at most
+ * XP_PERM_STAGE_MAX_BYTES bytes, continued there by the other side's fastest dimension b (or a), unit strides, the
+ * contiguous side's address and other strides on 16 bytes; the strided side's rows may lie anywhere. Returns whether
+ * it applies. */
+static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
+{
+    const xp_perm *p = &pl->p;
+    const int b = p->rank - 1;
+    if (p->ss[a] != 1 || p->ds[b] != 1)
+        return false;
+    int not_ab[XPOSE_MAX_RANK] = {0};
+    not_ab[a] = not_ab[b] = 1;
+    const bool contig_src = p->ext[a] * p->es <= XP_PERM_STAGE_MAX_BYTES && p->ss[b] == (int64_t)p->ext[a] &&
+                            strides_on(p, not_ab, -1, true, src, 16);
+    const bool contig_dst = !contig_src && p->ext[b] * p->es <= XP_PERM_STAGE_MAX_BYTES &&
+                            p->ds[a] == (int64_t)p->ext[b] && strides_on(p, not_ab, -1, false, dst, 16);
+    if (!contig_src && !contig_dst)
+        return false;
+    const int small = contig_src ? a : b, long_dim = contig_src ? b : a;
+    const size_t n = p->ext[long_dim], k = p->ext[small], kp = k | 1, e = 16 / p->es;
+    /* a segment: as many long indices as fill the stage, whole 16-byte pieces of each row */
+    const size_t L = PERM_STAGE_BYTES / (kp * p->es) / e * e, segs = (n + L - 1) / L;
+    StageArgs *g = &pl->g;
+    pl->kind = PERM_STAGE;
+    pl->contig_src = contig_src;
+    pl->a = a, pl->b = b;
+    g->n = (unsigned)n, g->k = (unsigned)k, g->kp = (unsigned)kp, g->L = (unsigned)L;
+    g->sl = p->ss[long_dim] * (long long)p->es, g->dl = p->ds[long_dim] * (long long)p->es;
+    g->sk = p->ss[small] * (long long)p->es, g->dk = p->ds[small] * (long long)p->es;
+    g->pieces = xp_div((unsigned)(L * p->es / 16 + 1));
+    size_t outer = 1;
+    g->nd = 0;
+    for (int d = p->rank - 1; d >= 0; d--)
+        if (d != a && d != b) {
+            set_dim(&g->d[g->nd++], p, d);
+            outer *= p->ext[d];
+        }
+    pl->blocks = segs * outer;
+    if (pl->blocks <= PERM_MAX_BLOCKS)
+        g->segs = xp_div((unsigned)segs);
+    return true;
+}
+
 /* The plan of a canonical permutation whose extents are at most PERM_MAX_EXT, for these addresses. */
 static void plan(const xp_perm *in, const void *src, void *dst, PermPlan *pl)
 {
@@ -310,8 +354,8 @@ static void plan(const xp_perm *in, const void *src, void *dst, PermPlan *pl)
     xp_perm *p = &pl->p;
     const uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
     pl->fold = fold_runs(p, s, d) ? p->es / in->es : 1;
-    pl->t.src = pl->r.src = pl->k.src = (const char *)src;
-    pl->t.dst = pl->r.dst = pl->k.dst = (char *)dst;
+    pl->t.src = pl->r.src = pl->k.src = pl->g.src = (const char *)src;
+    pl->t.dst = pl->r.dst = pl->k.dst = pl->g.dst = (char *)dst;
     pl->a = pl->b = -1;
     if (p->rank == 0 || p->count == 0) {
         pl->kind = PERM_NOTHING;
@@ -330,7 +374,7 @@ static void plan(const xp_perm *in, const void *src, void *dst, PermPlan *pl)
     }
     if (a < 0 || a == p->rank - 1)
         plan_runs(pl, s, d);
-    else if (!plan_skinny(pl, a, s, d))
+    else if (!plan_skinny(pl, a, s, d) && !plan_stage(pl, a, s, d))
         plan_tiles(pl, a, s, d);
 }
 
@@ -386,6 +430,16 @@ template <int ES> static int launch_skinny(const PermPlan *pl, cudaStream_t st)
     }
 }
 
+template <int ES> static int launch_stage(const PermPlan *pl, cudaStream_t st)
+{
+    const size_t smem = (size_t)pl->g.L * pl->g.kp * ES;
+    if (pl->contig_src)
+        perm_stage_kernel<ES, true><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+    else
+        perm_stage_kernel<ES, false><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+    return xp_cuda_launch_status();
+}
+
 static int launch(const PermPlan *pl, cudaStream_t st)
 {
     switch (pl->kind) {
@@ -408,6 +462,14 @@ static int launch(const PermPlan *pl, cudaStream_t st)
         case 4: return launch_skinny<4>(pl, st);
         case 8: return launch_skinny<8>(pl, st);
         default: return launch_skinny<16>(pl, st);
+        }
+    case PERM_STAGE:
+        switch (pl->p.es) {
+        case 1: return launch_stage<1>(pl, st);
+        case 2: return launch_stage<2>(pl, st);
+        case 4: return launch_stage<4>(pl, st);
+        case 8: return launch_stage<8>(pl, st);
+        default: return launch_stage<16>(pl, st);
         }
     case PERM_VEC:
         switch (pl->p.es) {
@@ -519,6 +581,10 @@ extern "C" int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size
     case PERM_SKINNY:
         n = snprintf(buf, size, "%sskinny a=%d b=%d k=%zu (%zu-byte, 16-byte vectors transposed in registers)%s", fold,
                      pl->a, pl->b, pl->contig_src ? pl->p.ext[pl->a] : pl->p.ext[pl->b], pl->p.es, pieces);
+        break;
+    case PERM_STAGE:
+        n = snprintf(buf, size, "%sstaged skinny a=%d b=%d k=%u (%zu-byte, segments of %u through shared memory)%s",
+                     fold, pl->a, pl->b, pl->g.k, pl->p.es, pl->g.L, pieces);
         break;
     default:
         n = snprintf(buf, size, "%stiled a=%d b=%d tile %ux%u (%zu-byte, %s; edges of %u and %u dims)%s", fold, pl->a,

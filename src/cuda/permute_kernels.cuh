@@ -268,6 +268,138 @@ template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM
         *(uint4 *)(CONTIG_SRC ? dst + c * a.dk : dst + c * 16) = out.v[c];
 }
 
+/* Staged skinny: the skinny shapes the register kernel does not take (the k rows of the strided side off 16 bytes, or
+ * k past XP_PERM_SKINNY_MAX, up to XP_PERM_STAGE_MAX_BYTES bytes a row of k). A block moves L long indices by all k through
+ * shared memory, there as on the contiguous side (element (l, c) at l kp + c): the contiguous side's L k elements in
+ * 16-byte accesses, each of the k strided rows in 16-byte accesses on the row's own lines, element by element only
+ * where a 16-byte piece holds the segment's ends. A warp's threads read a row's pieces 16 kp bytes apart in shared
+ * memory: an even k is padded to an odd kp (k 16 put a warp's reads in one bank). d[0, nd) are the other
+ * dimensions. */
+#define PERM_STAGE_BYTES 16384 /* shared memory a block stages */
+
+struct StageArgs {
+    const char *src;
+    char *dst;
+    XpDiv segs;               /* segments of L long indices per outer index */
+    XpDiv pieces;             /* 16-byte pieces a strided row's segment spans, at most */
+    unsigned n, k, kp, L;     /* the long extent, the small one and its pitch in the stage, long indices a segment */
+    long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
+    unsigned nd;
+    PermDim d[XPOSE_MAX_RANK];
+};
+
+/* The strided side of a staged segment: piece q of row c (q < k pieces) moved between the row, at `row` + c * step
+ * (len elements from there), and the stage: loaded into it (LOAD) or stored from it. */
+template <int ES, bool LOAD> __device__ __forceinline__ void stage_rows(const StageArgs &a, char *row, long long step,
+                                                                        unsigned len, typename XpElem<ES>::type *stage)
+{
+    typedef typename XpElem<ES>::type T;
+    enum { E = 16 / ES };
+    const unsigned k = a.k, kp = a.kp, total = k * a.pieces.d;
+    for (unsigned q = threadIdx.x; q < total; q += PERM_THREADS) {
+        const unsigned c = div_by(q, a.pieces), m = q - c * a.pieces.d;
+        char *base = row + c * step;
+        char *piece = (char *)(((uintptr_t)base & ~(uintptr_t)15) + 16 * (uintptr_t)m);
+        const long long first = (piece - base) / ES; /* the piece's first element, relative to the segment */
+        if (first >= (long long)len || first + E <= 0)
+            continue;
+        if (first >= 0 && first + E <= (long long)len) { /* the whole piece is the segment's */
+            union {
+                uint4 v;
+                T e[E];
+            } u;
+            if (LOAD) {
+                u.v = __ldg((const uint4 *)piece);
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    stage[(first + e) * kp + c] = u.e[e];
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    u.e[e] = stage[(first + e) * kp + c];
+                *(uint4 *)piece = u.v;
+            }
+            continue;
+        }
+        for (int e = 0; e < E; e++) { /* a segment's end: its elements only */
+            const long long l = first + e;
+            if (l < 0 || l >= (long long)len)
+                continue;
+            if (LOAD)
+                stage[l * kp + c] = *(const T *)(piece + e * ES);
+            else
+                *(T *)(piece + e * ES) = stage[l * kp + c];
+        }
+    }
+}
+
+/* The contiguous side of a staged segment, `elems` elements from seg (on 16 bytes): loaded into the stage (LOAD) or
+ * stored from it, 16 bytes a thread, element q at (q / k) kp + q % k there. */
+template <int ES, bool LOAD> __device__ __forceinline__ void stage_contig(const StageArgs &a, char *seg, unsigned elems,
+                                                                          typename XpElem<ES>::type *stage)
+{
+    typedef typename XpElem<ES>::type T;
+    enum { E = 16 / ES };
+    const unsigned k = a.k, kp = a.kp, vecs = elems / E;
+    if (kp == k) { /* unpadded: the stage is the segment's image */
+        for (unsigned v = threadIdx.x; v < vecs; v += PERM_THREADS)
+            if (LOAD)
+                ((uint4 *)stage)[v] = __ldg((const uint4 *)seg + v);
+            else
+                ((uint4 *)seg)[v] = ((const uint4 *)stage)[v];
+    } else
+        for (unsigned v = threadIdx.x; v < vecs; v += PERM_THREADS) {
+            union {
+                uint4 v;
+                T e[E];
+            } u;
+            unsigned l = v * E / k, c = v * E - l * k;
+            if (LOAD)
+                u.v = __ldg((const uint4 *)seg + v);
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                if (LOAD)
+                    stage[l * kp + c] = u.e[e];
+                else
+                    u.e[e] = stage[l * kp + c];
+                if (++c == k)
+                    c = 0, l++;
+            }
+            if (!LOAD)
+                ((uint4 *)seg)[v] = u.v;
+        }
+    for (unsigned q = vecs * E + threadIdx.x; q < elems; q += PERM_THREADS) {
+        const unsigned l = q / k, c = q - l * k;
+        if (LOAD)
+            stage[l * kp + c] = ((const T *)seg)[q];
+        else
+            ((T *)seg)[q] = stage[l * kp + c];
+    }
+}
+
+template <int ES, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM_THREADS)
+    perm_stage_kernel(const __grid_constant__ StageArgs a)
+{
+    typedef typename XpElem<ES>::type T;
+    enum { E = 16 / ES };
+    extern __shared__ uint4 stage_v[];
+    T *stage = (T *)stage_v;
+    const unsigned outer = div_by(blockIdx.x, a.segs), l0 = (blockIdx.x - outer * a.segs.d) * a.L;
+    const unsigned len = min(a.L, a.n - l0), elems = len * a.k;
+    const PermOff o = perm_offsets(a.d, 0, a.nd, outer);
+    const char *src = a.src + o.s + (long long)l0 * a.sl;
+    char *dst = a.dst + o.d + (long long)l0 * a.dl;
+    if (CONTIG_SRC) /* the segment's len k elements back to back, on 16 bytes */
+        stage_contig<ES, true>(a, (char *)src, elems, stage);
+    else
+        stage_rows<ES, true>(a, (char *)src, a.sk, len, stage);
+    __syncthreads();
+    if (CONTIG_SRC)
+        stage_rows<ES, false>(a, dst, a.dk, len, stage);
+    else
+        stage_contig<ES, false>(a, dst, elems, stage);
+}
+
 /* Runs: consecutive threads move consecutive units of the destination, PERM_RUN_UNITS each, every load in flight
  * before the stores. */
 template <class U> __global__ void __launch_bounds__(PERM_THREADS) perm_runs_kernel(const __grid_constant__ RunArgs a)
