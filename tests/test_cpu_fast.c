@@ -122,6 +122,13 @@ static void special_shapes(void)
         {31, 4100, 4110, 0, 1},
         {48, 3001, 0, 0, 1},
         {63, 2050, 0, 0, 1},
+        /* wide past a line, under 256 bytes and not whole lines (c128 7, doubles 20, floats 20 and 60, 72 and 100
+         * bytes, u16 200 bytes): the region kernel or sub-bands, chunks of the rows rounded up to lines */
+        {7, 20001, 0, 0, 2},
+        {20, 7000, 0, 0, 1},
+        {60, 3001, 3010, 0, 1},
+        {72, 5000, 0, 0, 1},
+        {100, 3001, 0, 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t e = 0; e < 5; e++) {

@@ -32,6 +32,8 @@
 #define XPF_BAND_PAGE 4096       /* pitches of whole pages: wider elements take bands there too */
 #define XPF_BAND_SET_PITCH 65536 /* source pitches that put 16 rows in one set of an 8-way 512 KiB L2 (Zen 3) */
 #define XPF_BAND_MIN_ROW 1024    /* the shortest source rows bands take, in bytes */
+/* Destination rows past a line but under this many bytes, not whole lines, are wide too ("cpu-fast: wide matrices") */
+#define XPF_WIDE_BYTES 256
 
 /* The smallest call bands take, in bytes (1024^2 bytes ran slower in them, 2048^2 faster). */
 #define XPF_BAND_MIN_CALL (2u << 20)
@@ -216,7 +218,7 @@ static void wide_band(const plan *p, const unsigned char *s, size_t n, unsigned 
 
 /* A tile of a wide matrix (all its rows, nj columns): chunks of columns interleaved in buf into whole destination
  * rows, which the row kernel writes out as one run (streamed where the call is large). A chunk is the loops' own
- * (XPN_ROWS), or what fills the buffer with rows of under a line each. */
+ * (XPN_ROWS), or what fills the buffer with the rows rounded up to lines. */
 static void run_wide(const plan *p, const unsigned char *s, unsigned char *d, size_t nj, unsigned char *buf)
 {
     /* sub-bands: half the buffer for the pieces (16 bytes a column for each 16 bytes of a row), half for the rows */
@@ -224,7 +226,7 @@ static void run_wide(const plan *p, const unsigned char *s, unsigned char *d, si
     const size_t rows_fit = (half - 16) / (p->rows * p->es), pieces_fit = half / (subs * 16);
     const size_t cols = p->wide_fn     ? XPN_ROWS(p->es)
                         : p->wide_band ? (rows_fit < pieces_fit ? rows_fit : pieces_fit) / 32 * 32
-                                       : XPF_BUF_BYTES / XPF_LINE;
+                                       : XPF_BUF_BYTES / ((p->rows * p->es + XPF_LINE - 1) / XPF_LINE * XPF_LINE);
     for (size_t k = 0; k < nj; k += cols) {
         const size_t n = nj - k < cols ? nj - k : cols;
         if (p->wide_band)
@@ -838,8 +840,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
     }
     plan_degenerate(p, c);
     /* Dense rows of 2-8 elements (4 of 8 and 16 bytes): whole chunks split through the narrow loops; 2 to a line's
-     * worth of rows into a dense destination: interleaved through the same loops where rows fall short of a SIMD
-     * block, else through the region kernel ("cpu-fast: wide matrices"). */
+     * worth of rows into a dense destination (or up to XPF_WIDE_BYTES, not whole lines): interleaved through the same
+     * loops where rows fall short of a SIMD block, else through the region kernel ("cpu-fast: wide matrices"). */
     const int plain = !p->copy && isa->width && !(p->grid && (p->grid->rows || p->grid->cols));
     const int e = xp_elem_index(s->es);
     const size_t row_bytes = s->cols * s->es;
@@ -856,7 +858,8 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         p->tj = s->cols;
         p->lag = 0;
         p->band = 0;
-    } else if (plain && s->ldd == s->rows && s->cols >= XPF_NARROW_ROWS && s->rows >= 2 && s->rows * s->es < XPF_LINE) {
+    } else if (plain && s->ldd == s->rows && s->cols >= XPF_NARROW_ROWS && s->rows >= 2 &&
+               (s->rows * s->es < XPF_LINE || (s->rows * s->es < XPF_WIDE_BYTES && s->rows * s->es % XPF_LINE != 0))) {
         p->wide = 1;
         p->wide_fn = s->rows < p->block_rows ? xp_fast_wide_pick(isa, s->es, s->rows) : NULL;
         /* 1- and 2-byte rows that no loops take and that are not whole blocks of rows: sub-bands ("cpu-fast: wide
