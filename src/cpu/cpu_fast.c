@@ -163,7 +163,7 @@ static void run_staged(const plan *p, const unsigned char *s, unsigned char *d, 
 /* Rows [0, n) of a padded narrow chunk at s (rows p->lds bytes apart, `left` of the member's rows from s on) into
  * buf's cpad rows of `rows` elements: each row's block of cpad elements runs on into the next row, which the region
  * kernel transposes too (buf's rows from cols on are dropped); the member's last rows, whose blocks would read past
- * it, go element by element. */
+ * it, take the same kernel over their own cols elements only (its rim). */
 static void narrow_pad(const plan *p, const unsigned char *s, size_t n, size_t left, size_t cpad, size_t rows,
                        unsigned char *buf)
 {
@@ -171,9 +171,7 @@ static void narrow_pad(const plan *p, const unsigned char *s, size_t n, size_t l
     size_t safe = bytes < reach ? 0 : (bytes - reach) / p->lds + 1;
     safe = safe < n ? safe : n;
     p->region_plain(s, p->lds, safe, cpad, buf, rows * es);
-    for (size_t r = safe; r < n; r++)
-        for (size_t c = 0; c < p->cols; c++)
-            memcpy(buf + (c * rows + r) * es, s + r * p->lds + c * es, es);
+    p->region_plain(s + safe * p->lds, p->lds, n - safe, p->cols, buf + safe * es, rows * es);
 }
 
 /* A tile of a narrow matrix: chunks of XPN_ROWS rows split into their destination rows in buf, which the row kernel
@@ -202,7 +200,8 @@ static void run_narrow(const plan *p, const unsigned char *s, unsigned char *d, 
 /* n columns from s of a wide matrix's C = p->rows rows into buf's n destination rows of C elements, back to back,
  * through sub-bands: 16 bytes of every destination row a sub-band, in pieces (AVX2's band kernel, whose rows past
  * the matrix's repeat its last), then each row's pieces copied 16 bytes at a time in order, each copy's bytes past
- * the row overwritten by the next row's. buf: n C elements and 16 bytes more; pieces: 16 n bytes a sub-band. */
+ * the row overwritten by the next row's; columns past the last band block through the region kernel. buf: n C
+ * elements and 16 bytes more; pieces: 16 n bytes a sub-band. */
 static void wide_band(const plan *p, const unsigned char *s, size_t n, unsigned char *buf, unsigned char *pieces)
 {
     const size_t es = p->es, R = 16 / es, C = p->rows, row = C * es, nv = n - n % (2 * R);
@@ -211,9 +210,7 @@ static void wide_band(const plan *p, const unsigned char *s, size_t n, unsigned 
     for (size_t j = 0; j < nv; j++)
         for (size_t q = 0; q * R < C; q++)
             memcpy(buf + j * row + q * 16, pieces + (q * nv + j) * 16, 16);
-    for (size_t j = nv; j < n; j++)
-        for (size_t c = 0; c < C; c++)
-            memcpy(buf + j * row + c * es, s + c * p->lds + j * es, es);
+    p->region_plain(s + nv * es, p->lds, C, n - nv, buf + nv * row, row);
 }
 
 /* A tile of a wide matrix (all its rows, nj columns): chunks of columns interleaved in buf into whole destination

@@ -1,7 +1,7 @@
 /* cpu_fast_narrow.c: cpu-fast's kernels for narrow matrices, rows of 2-8 elements (HWC -> CHW images, pairs), and for
- * wide ones, 2-8 rows (CHW -> HWC): the block kernels need 16 bytes of a row and leave such matrices to the rim. Here each chunk of XPN_ROWS rows is split into its C destination rows, or C rows'
- * chunks interleaved into one run of destination rows, by loops the compiler turns into permutes for each instruction
- * set. */
+ * wide ones, 2-8 rows (CHW -> HWC): the block kernels need 16 bytes of a row and leave such matrices to the rim.
+ * Here each chunk of XPN_ROWS rows is split into its C destination rows, or C rows' chunks interleaved into one run
+ * of destination rows, by loops the compiler turns into permutes for each instruction set. */
 #include <stdint.h>
 #include "cpu_fast.h"
 
