@@ -322,17 +322,25 @@ static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     if (!contig_src && !contig_dst)
         return false;
     const int small = contig_src ? a : b, long_dim = contig_src ? b : a;
-    const size_t n = p->ext[long_dim], k = p->ext[small], kp = k | 1, e = 16 / p->es;
-    /* a segment: as many long indices as fill the stage, whole 16-byte pieces of each row */
-    const size_t L = PERM_STAGE_BYTES / (kp * p->es) / e * e, segs = (n + L - 1) / L;
+    const size_t n = p->ext[long_dim], k = p->ext[small], pad = k % 2 == 0, e = 16 / p->es;
+    /* Bytes of rows up to 32 take stage_rows' grouped items ("permute: staged skinny kernel"). A segment: at most as
+     * many long indices as fill the stage (k + pad elements each, with stage_at's padding), in groups of e (whole
+     * 16-byte pieces of each row); grouped, e (8 t - 1) of them, so that a row spans 8 t pieces (one more for a row
+     * off 16 bytes): whole groups of 8. */
+    const bool grouped = p->es == 1 && k <= 32;
+    const size_t most = PERM_STAGE_BYTES / ((k + pad) * p->es) / e, t = (most + 1) / 8;
+    const size_t L = e * (grouped && t ? 8 * t - 1 : most), segs = (n + L - 1) / L;
     StageArgs *g = &pl->g;
     pl->kind = PERM_STAGE;
     pl->contig_src = contig_src;
     pl->a = a, pl->b = b;
-    g->n = (unsigned)n, g->k = (unsigned)k, g->kp = (unsigned)kp, g->L = (unsigned)L;
+    g->n = (unsigned)n, g->k = (unsigned)k, g->pad = (unsigned)pad, g->L = (unsigned)L;
+    g->kd = xp_div((unsigned)k);
+    g->grouped = grouped;
     g->sl = p->ss[long_dim] * (long long)p->es, g->dl = p->ds[long_dim] * (long long)p->es;
     g->sk = p->ss[small] * (long long)p->es, g->dk = p->ds[small] * (long long)p->es;
     g->pieces = xp_div((unsigned)(L * p->es / 16 + 1));
+    g->piece_groups = xp_div((g->pieces.d + 7) / 8);
     size_t outer = 1;
     g->nd = 0;
     for (int d = p->rank - 1; d >= 0; d--)
@@ -395,16 +403,17 @@ template <int ES> static int launch_vec_es(const PermPlan *pl, cudaStream_t st)
     return launch_vec<typename PermVecTile<ES, false>::G, PermVecTile<ES, false>::BLOCKS>(pl, st);
 }
 
-template <class T> static int launch_scalar(const PermPlan *pl, cudaStream_t st)
+template <int ES> static int launch_scalar(const PermPlan *pl, cudaStream_t st)
 {
+    typedef typename XpElem<ES>::type T;
     perm_scalar_kernel<T>
         <<<(unsigned)pl->blocks, PERM_THREADS, perm_scalar_smem(sizeof(T), pl->t.lr, pl->t.lc), st>>>(pl->t);
     return xp_cuda_launch_status();
 }
 
-template <class U> static int launch_runs(const PermPlan *pl, cudaStream_t st)
+template <int ES> static int launch_runs(const PermPlan *pl, cudaStream_t st)
 {
-    perm_runs_kernel<U><<<(unsigned)pl->blocks, PERM_THREADS, 0, st>>>(pl->r);
+    perm_runs_kernel<typename XpElem<ES>::type><<<(unsigned)pl->blocks, PERM_THREADS, 0, st>>>(pl->r);
     return xp_cuda_launch_status();
 }
 
@@ -430,15 +439,29 @@ template <int ES> static int launch_skinny(const PermPlan *pl, cudaStream_t st)
     }
 }
 
-template <int ES> static int launch_stage(const PermPlan *pl, cudaStream_t st)
+template <int ES, bool PAD> static int launch_stage_pad(const PermPlan *pl, cudaStream_t st)
 {
-    const size_t smem = (size_t)pl->g.L * pl->g.kp * ES;
+    const size_t smem = (size_t)pl->g.L * (pl->g.k + PAD) * ES;
     if (pl->contig_src)
-        perm_stage_kernel<ES, true><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+        perm_stage_kernel<ES, true, PAD><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
     else
-        perm_stage_kernel<ES, false><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+        perm_stage_kernel<ES, false, PAD><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
     return xp_cuda_launch_status();
 }
+
+template <int ES> static int launch_stage(const PermPlan *pl, cudaStream_t st)
+{
+    return pl->g.pad ? launch_stage_pad<ES, true>(pl, st) : launch_stage_pad<ES, false>(pl, st);
+}
+
+typedef int (*PermLaunch)(const PermPlan *pl, cudaStream_t st);
+
+/* A kernel kind's launcher for elements (or units) of es bytes, from its instances for 1, 2, 4, 8 and 16 bytes. */
+static PermLaunch by_size(size_t es, PermLaunch l1, PermLaunch l2, PermLaunch l4, PermLaunch l8, PermLaunch l16)
+{
+    return es == 1 ? l1 : es == 2 ? l2 : es == 4 ? l4 : es == 8 ? l8 : l16;
+}
+#define PERM_SIZES(launcher) launcher<1>, launcher<2>, launcher<4>, launcher<8>, launcher<16>
 
 static int launch(const PermPlan *pl, cudaStream_t st)
 {
@@ -447,46 +470,11 @@ static int launch(const PermPlan *pl, cudaStream_t st)
     case PERM_MEMCPY:
         return xp_cuda_status_of(
             cudaMemcpyAsync(pl->t.dst, pl->t.src, perm_bytes(&pl->p), cudaMemcpyDeviceToDevice, st));
-    case PERM_RUNS:
-        switch (pl->unit) {
-        case 1: return launch_runs<uint8_t>(pl, st);
-        case 2: return launch_runs<uint16_t>(pl, st);
-        case 4: return launch_runs<uint32_t>(pl, st);
-        case 8: return launch_runs<unsigned long long>(pl, st);
-        default: return launch_runs<uint4>(pl, st);
-        }
-    case PERM_SKINNY:
-        switch (pl->p.es) {
-        case 1: return launch_skinny<1>(pl, st);
-        case 2: return launch_skinny<2>(pl, st);
-        case 4: return launch_skinny<4>(pl, st);
-        case 8: return launch_skinny<8>(pl, st);
-        default: return launch_skinny<16>(pl, st);
-        }
-    case PERM_STAGE:
-        switch (pl->p.es) {
-        case 1: return launch_stage<1>(pl, st);
-        case 2: return launch_stage<2>(pl, st);
-        case 4: return launch_stage<4>(pl, st);
-        case 8: return launch_stage<8>(pl, st);
-        default: return launch_stage<16>(pl, st);
-        }
-    case PERM_VEC:
-        switch (pl->p.es) {
-        case 1: return launch_vec_es<1>(pl, st);
-        case 2: return launch_vec_es<2>(pl, st);
-        case 4: return launch_vec_es<4>(pl, st);
-        case 8: return launch_vec_es<8>(pl, st);
-        default: return launch_vec_es<16>(pl, st);
-        }
-    default:
-        switch (pl->p.es) {
-        case 1: return launch_scalar<uint8_t>(pl, st);
-        case 2: return launch_scalar<uint16_t>(pl, st);
-        case 4: return launch_scalar<uint32_t>(pl, st);
-        case 8: return launch_scalar<unsigned long long>(pl, st);
-        default: return launch_scalar<uint4>(pl, st);
-        }
+    case PERM_RUNS: return by_size(pl->unit, PERM_SIZES(launch_runs))(pl, st);
+    case PERM_SKINNY: return by_size(pl->p.es, PERM_SIZES(launch_skinny))(pl, st);
+    case PERM_STAGE: return by_size(pl->p.es, PERM_SIZES(launch_stage))(pl, st);
+    case PERM_VEC: return by_size(pl->p.es, PERM_SIZES(launch_vec_es))(pl, st);
+    default: return by_size(pl->p.es, PERM_SIZES(launch_scalar))(pl, st);
     }
 }
 

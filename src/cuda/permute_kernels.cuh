@@ -270,11 +270,12 @@ template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM
 
 /* Staged skinny: the skinny shapes the register kernel does not take (the k rows of the strided side off 16 bytes, or
  * k past XP_PERM_SKINNY_MAX, up to XP_PERM_STAGE_MAX_BYTES bytes a row of k). A block moves L long indices by all k through
- * shared memory, there as on the contiguous side (element (l, c) at l kp + c): the contiguous side's L k elements in
+ * shared memory, there as on the contiguous side (element (l, c) at l k + c): the contiguous side's L k elements in
  * 16-byte accesses, each of the k strided rows in 16-byte accesses on the row's own lines, element by element only
- * where a 16-byte piece holds the segment's ends. A warp's threads read a row's pieces 16 kp bytes apart in shared
- * memory: an even k is padded to an odd kp (k 16 put a warp's reads in one bank). d[0, nd) are the other
- * dimensions. */
+ * where a 16-byte piece holds the segment's ends. A strided row's 16-byte pieces lie 16 k bytes apart in the stage;
+ * for an even k, 16 bytes of padding after each group of 16 / ES long indices make that an odd multiple of 16 (stage_at),
+ * so a warp's 8 pieces (stage_rows) fall in 8 different groups of 4 banks, and the contiguous side still moves whole
+ * 16-byte slots. d[0, nd) are the other dimensions. */
 #define PERM_STAGE_BYTES 16384 /* shared memory a block stages */
 
 struct StageArgs {
@@ -282,22 +283,45 @@ struct StageArgs {
     char *dst;
     XpDiv segs;               /* segments of L long indices per outer index */
     XpDiv pieces;             /* 16-byte pieces a strided row's segment spans, at most */
-    unsigned n, k, kp, L;     /* the long extent, the small one and its pitch in the stage, long indices a segment */
+    XpDiv piece_groups;       /* groups of 8 of them (stage_rows, grouped) */
+    XpDiv kd;                 /* k */
+    unsigned grouped;         /* stage_rows' work items in groups of 8 pieces of 4 rows, else a row's pieces in turn */
+    unsigned n, k, pad, L;    /* the long extent, the small one, 1 where k is even (stage_at), long indices a segment */
     long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
     unsigned nd;
     PermDim d[XPOSE_MAX_RANK];
 };
 
-/* The strided side of a staged segment: piece q of row c (q < k pieces) moved between the row, at `row` + c * step
- * (len elements from there), and the stage: loaded into it (LOAD) or stored from it. */
-template <int ES, bool LOAD> __device__ __forceinline__ void stage_rows(const StageArgs &a, char *row, long long step,
-                                                                        unsigned len, typename XpElem<ES>::type *stage)
+/* Where element (l, c) of a segment lies in the stage, in elements: l k + c, and 16 bytes (E = 16 / ES elements) more
+ * for each whole group of E long indices before l where k is even. */
+template <int ES, bool PAD> __device__ __forceinline__ unsigned stage_at(const StageArgs &a, unsigned l, unsigned c)
+{
+    enum { E = 16 / ES };
+    return l * a.k + c + (PAD ? l / E * E : 0);
+}
+
+/* The strided side of a staged segment: piece m of row c (m < pieces) moved between the row, at `row` + c * step
+ * (len elements from there), and the stage: loaded into it (LOAD) or stored from it. Work item q is piece q % pieces
+ * of row q / pieces: a warp on 32 consecutive pieces of one row, 512 contiguous bytes, whose places in the stage meet
+ * 4 to a bank. Grouped, item 8 (g k + c) + j is piece 8 g + j of row c: a warp on 8 pieces (128 bytes) of each of 4
+ * rows, whose places fall in 8 different groups of 4 banks with the 4 rows' elements side by side, no two lanes in a
+ * bank; for bytes, 16 shared accesses a piece, that pays ("permute: staged skinny kernel"). */
+template <int ES, bool LOAD, bool PAD> __device__ __forceinline__ void
+stage_rows(const StageArgs &a, char *row, long long step, unsigned len, typename XpElem<ES>::type *stage)
 {
     typedef typename XpElem<ES>::type T;
     enum { E = 16 / ES };
-    const unsigned k = a.k, kp = a.kp, total = k * a.pieces.d;
+    const unsigned k = a.k, total = a.grouped ? a.piece_groups.d * k * 8 : k * a.pieces.d;
     for (unsigned q = threadIdx.x; q < total; q += PERM_THREADS) {
-        const unsigned c = div_by(q, a.pieces), m = q - c * a.pieces.d;
+        unsigned c, m;
+        if (a.grouped) {
+            const unsigned g = div_by(q >> 3, a.kd);
+            c = (q >> 3) - g * k, m = g * 8 + (q & 7);
+            if (m >= a.pieces.d)
+                continue;
+        } else {
+            c = div_by(q, a.pieces), m = q - c * a.pieces.d;
+        }
         char *base = row + c * step;
         char *piece = (char *)(((uintptr_t)base & ~(uintptr_t)15) + 16 * (uintptr_t)m);
         const long long first = (piece - base) / ES; /* the piece's first element, relative to the segment */
@@ -308,17 +332,21 @@ template <int ES, bool LOAD> __device__ __forceinline__ void stage_rows(const St
                 uint4 v;
                 T e[E];
             } u;
-            if (LOAD) {
+            /* element e's place: k on from the last one's, and past the padding where a group of E begins */
+            const unsigned f = (unsigned)first;
+            unsigned at = stage_at<ES, PAD>(a, f, c);
+            if (LOAD)
                 u.v = __ldg((const uint4 *)piece);
 #pragma unroll
-                for (int e = 0; e < E; e++)
-                    stage[(first + e) * kp + c] = u.e[e];
-            } else {
-#pragma unroll
-                for (int e = 0; e < E; e++)
-                    u.e[e] = stage[(first + e) * kp + c];
-                *(uint4 *)piece = u.v;
+            for (int e = 0; e < E; e++) {
+                if (LOAD)
+                    stage[at] = u.e[e];
+                else
+                    u.e[e] = stage[at];
+                at += k + (PAD && (f + e + 1) % E == 0 ? E : 0);
             }
+            if (!LOAD)
+                *(uint4 *)piece = u.v;
             continue;
         }
         for (int e = 0; e < E; e++) { /* a segment's end: its elements only */
@@ -326,62 +354,42 @@ template <int ES, bool LOAD> __device__ __forceinline__ void stage_rows(const St
             if (l < 0 || l >= (long long)len)
                 continue;
             if (LOAD)
-                stage[l * kp + c] = *(const T *)(piece + e * ES);
+                stage[stage_at<ES, PAD>(a, (unsigned)l, c)] = *(const T *)(piece + e * ES);
             else
-                *(T *)(piece + e * ES) = stage[l * kp + c];
+                *(T *)(piece + e * ES) = stage[stage_at<ES, PAD>(a, (unsigned)l, c)];
         }
     }
 }
 
 /* The contiguous side of a staged segment, `elems` elements from seg (on 16 bytes): loaded into the stage (LOAD) or
- * stored from it, 16 bytes a thread, element q at (q / k) kp + q % k there. */
-template <int ES, bool LOAD> __device__ __forceinline__ void stage_contig(const StageArgs &a, char *seg, unsigned elems,
-                                                                          typename XpElem<ES>::type *stage)
+ * stored from it, 16 bytes a thread. Vector v holds elements v E .. v E + E - 1, all in one group of E long indices
+ * (a group is k vectors), so it is the stage's 16-byte slot v, or v + v / k past the padding. */
+template <int ES, bool LOAD, bool PAD> __device__ __forceinline__ void
+stage_contig(const StageArgs &a, char *seg, unsigned elems, typename XpElem<ES>::type *stage)
 {
     typedef typename XpElem<ES>::type T;
     enum { E = 16 / ES };
-    const unsigned k = a.k, kp = a.kp, vecs = elems / E;
-    if (kp == k) { /* unpadded: the stage is the segment's image */
-        for (unsigned v = threadIdx.x; v < vecs; v += PERM_THREADS)
-            if (LOAD)
-                ((uint4 *)stage)[v] = __ldg((const uint4 *)seg + v);
-            else
-                ((uint4 *)seg)[v] = ((const uint4 *)stage)[v];
-    } else
-        for (unsigned v = threadIdx.x; v < vecs; v += PERM_THREADS) {
-            union {
-                uint4 v;
-                T e[E];
-            } u;
-            unsigned l = v * E / k, c = v * E - l * k;
-            if (LOAD)
-                u.v = __ldg((const uint4 *)seg + v);
-#pragma unroll
-            for (int e = 0; e < E; e++) {
-                if (LOAD)
-                    stage[l * kp + c] = u.e[e];
-                else
-                    u.e[e] = stage[l * kp + c];
-                if (++c == k)
-                    c = 0, l++;
-            }
-            if (!LOAD)
-                ((uint4 *)seg)[v] = u.v;
-        }
-    for (unsigned q = vecs * E + threadIdx.x; q < elems; q += PERM_THREADS) {
-        const unsigned l = q / k, c = q - l * k;
+    const unsigned vecs = elems / E;
+    for (unsigned v = threadIdx.x; v < vecs; v += PERM_THREADS) {
+        const unsigned slot = PAD ? v + div_by(v, a.kd) : v;
         if (LOAD)
-            stage[l * kp + c] = ((const T *)seg)[q];
+            ((uint4 *)stage)[slot] = __ldg((const uint4 *)seg + v);
         else
-            ((T *)seg)[q] = stage[l * kp + c];
+            ((uint4 *)seg)[v] = ((const uint4 *)stage)[slot];
+    }
+    for (unsigned q = vecs * E + threadIdx.x; q < elems; q += PERM_THREADS) {
+        const unsigned l = div_by(q, a.kd), c = q - l * a.k;
+        if (LOAD)
+            stage[stage_at<ES, PAD>(a, l, c)] = ((const T *)seg)[q];
+        else
+            ((T *)seg)[q] = stage[stage_at<ES, PAD>(a, l, c)];
     }
 }
 
-template <int ES, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM_THREADS)
+template <int ES, bool CONTIG_SRC, bool PAD> __global__ void __launch_bounds__(PERM_THREADS)
     perm_stage_kernel(const __grid_constant__ StageArgs a)
 {
     typedef typename XpElem<ES>::type T;
-    enum { E = 16 / ES };
     extern __shared__ uint4 stage_v[];
     T *stage = (T *)stage_v;
     const unsigned outer = div_by(blockIdx.x, a.segs), l0 = (blockIdx.x - outer * a.segs.d) * a.L;
@@ -390,14 +398,14 @@ template <int ES, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM_THREAD
     const char *src = a.src + o.s + (long long)l0 * a.sl;
     char *dst = a.dst + o.d + (long long)l0 * a.dl;
     if (CONTIG_SRC) /* the segment's len k elements back to back, on 16 bytes */
-        stage_contig<ES, true>(a, (char *)src, elems, stage);
+        stage_contig<ES, true, PAD>(a, (char *)src, elems, stage);
     else
-        stage_rows<ES, true>(a, (char *)src, a.sk, len, stage);
+        stage_rows<ES, true, PAD>(a, (char *)src, a.sk, len, stage);
     __syncthreads();
     if (CONTIG_SRC)
-        stage_rows<ES, false>(a, dst, a.dk, len, stage);
+        stage_rows<ES, false, PAD>(a, dst, a.dk, len, stage);
     else
-        stage_contig<ES, false>(a, dst, elems, stage);
+        stage_contig<ES, false, PAD>(a, dst, elems, stage);
 }
 
 /* Runs: consecutive threads move consecutive units of the destination, PERM_RUN_UNITS each, every load in flight
