@@ -268,14 +268,14 @@ template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM
         *(uint4 *)(CONTIG_SRC ? dst + c * a.dk : dst + c * 16) = out.v[c];
 }
 
-/* Staged skinny: the skinny shapes the register kernel does not take (the k rows of the strided side off 16 bytes, or
- * k past XP_PERM_SKINNY_MAX, up to XP_PERM_STAGE_MAX_BYTES bytes a row of k). A block moves L long indices by all k through
- * shared memory, there as on the contiguous side (element (l, c) at l k + c): the contiguous side's L k elements in
- * 16-byte accesses, each of the k strided rows in 16-byte accesses on the row's own lines, element by element only
- * where a 16-byte piece holds the segment's ends. A strided row's 16-byte pieces lie 16 k bytes apart in the stage;
- * for an even k, 16 bytes of padding after each group of 16 / ES long indices make that an odd multiple of 16 (stage_at),
- * so a warp's 8 pieces (stage_rows) fall in 8 different groups of 4 banks, and the contiguous side still moves whole
- * 16-byte slots. d[0, nd) are the other dimensions. */
+/* Staged skinny: the skinny shapes the register kernel does not take (the k rows of the strided side off 16 bytes,
+ * or k past XP_PERM_SKINNY_MAX, up to XP_PERM_STAGE_MAX_BYTES bytes a row of k). A block moves L long indices by all k
+ * through shared memory, there as on the contiguous side (element (l, c) at l k + c): the contiguous side's L k
+ * elements in 16-byte accesses, each of the k strided rows in 16-byte accesses on the row's own lines, element by
+ * element only where a 16-byte piece holds the segment's ends. A strided row's 16-byte pieces lie 16 k bytes apart in
+ * the stage; for an even k, 16 bytes of padding after each group of 16 / ES long indices make that an odd multiple of
+ * 16 (stage_at), so a warp's 8 pieces (stage_rows) fall in 8 different groups of 4 banks, and the contiguous side
+ * still moves whole 16-byte slots. d[0, nd) are the other dimensions. */
 #define PERM_STAGE_BYTES 16384 /* shared memory a block stages */
 
 struct StageArgs {
