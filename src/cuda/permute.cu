@@ -258,6 +258,22 @@ static void plan_runs(PermPlan *pl, uintptr_t src, uintptr_t dst)
     }
 }
 
+/* The long and small sides' byte strides and the outer dimensions (every one but a and b) of a skinny or staged plan
+ * (SkinnyArgs, StageArgs); returns the product of the outer extents. */
+template <class Args> static size_t set_sides(Args *g, const xp_perm *p, int a, int b, int small, int long_dim)
+{
+    g->sl = p->ss[long_dim] * (long long)p->es, g->dl = p->ds[long_dim] * (long long)p->es;
+    g->sk = p->ss[small] * (long long)p->es, g->dk = p->ds[small] * (long long)p->es;
+    size_t outer = 1;
+    g->nd = 0;
+    for (int d = p->rank - 1; d >= 0; d--)
+        if (d != a && d != b) {
+            set_dim(&g->d[g->nd++], p, d);
+            outer *= p->ext[d];
+        }
+    return outer;
+}
+
 /* The skinny kernel, where one side's fastest extent k is at most XP_PERM_SKINNY_MAX and the other side's fastest
  * dimension continues it there (so that each thread's E x k elements are one 16-byte-aligned segment on that side and
  * k vectors on the other), unit strides, and every other stride and both addresses on 16 bytes. Returns whether it
@@ -285,16 +301,7 @@ static bool plan_skinny(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     pl->contig_src = contig_src;
     pl->a = a, pl->b = b;
     s->n = (unsigned)n;
-    s->sl = p->ss[long_dim] * (long long)p->es, s->dl = p->ds[long_dim] * (long long)p->es;
-    s->sk = p->ss[small] * (long long)p->es, s->dk = p->ds[small] * (long long)p->es;
-    size_t outer = 1;
-    s->nd = 0;
-    for (int d = p->rank - 1; d >= 0; d--)
-        if (d != a && d != b) {
-            set_dim(&s->d[s->nd++], p, d);
-            outer *= p->ext[d];
-        }
-    const size_t threads = chunks * outer;
+    const size_t threads = chunks * set_sides(s, p, a, b, small, long_dim);
     pl->blocks = threads <= PERM_MAX_BLOCKS ? (threads + PERM_THREADS - 1) / PERM_THREADS : PERM_MAX_BLOCKS + 1;
     if (pl->blocks <= PERM_MAX_BLOCKS) {
         s->chunks = xp_div((unsigned)chunks);
@@ -334,21 +341,12 @@ static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     pl->kind = PERM_STAGE;
     pl->contig_src = contig_src;
     pl->a = a, pl->b = b;
-    g->n = (unsigned)n, g->k = (unsigned)k, g->pad = (unsigned)pad, g->L = (unsigned)L;
+    g->n = (unsigned)n, g->k = (unsigned)k, g->L = (unsigned)L;
     g->kd = xp_div((unsigned)k);
     g->grouped = grouped;
-    g->sl = p->ss[long_dim] * (long long)p->es, g->dl = p->ds[long_dim] * (long long)p->es;
-    g->sk = p->ss[small] * (long long)p->es, g->dk = p->ds[small] * (long long)p->es;
     g->pieces = xp_div((unsigned)(L * p->es / 16 + 1));
     g->piece_groups = xp_div((g->pieces.d + 7) / 8);
-    size_t outer = 1;
-    g->nd = 0;
-    for (int d = p->rank - 1; d >= 0; d--)
-        if (d != a && d != b) {
-            set_dim(&g->d[g->nd++], p, d);
-            outer *= p->ext[d];
-        }
-    pl->blocks = segs * outer;
+    pl->blocks = segs * set_sides(g, p, a, b, small, long_dim);
     if (pl->blocks <= PERM_MAX_BLOCKS)
         g->segs = xp_div((unsigned)segs);
     return true;
@@ -451,7 +449,7 @@ template <int ES, bool PAD> static int launch_stage_pad(const PermPlan *pl, cuda
 
 template <int ES> static int launch_stage(const PermPlan *pl, cudaStream_t st)
 {
-    return pl->g.pad ? launch_stage_pad<ES, true>(pl, st) : launch_stage_pad<ES, false>(pl, st);
+    return pl->g.k % 2 == 0 ? launch_stage_pad<ES, true>(pl, st) : launch_stage_pad<ES, false>(pl, st);
 }
 
 typedef int (*PermLaunch)(const PermPlan *pl, cudaStream_t st);

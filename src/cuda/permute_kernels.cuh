@@ -286,7 +286,7 @@ struct StageArgs {
     XpDiv piece_groups;       /* groups of 8 of them (stage_rows, grouped) */
     XpDiv kd;                 /* k */
     unsigned grouped;         /* stage_rows' work items in groups of 8 pieces of 4 rows, else a row's pieces in turn */
-    unsigned n, k, pad, L;    /* the long extent, the small one, 1 where k is even (stage_at), long indices a segment */
+    unsigned n, k, L;         /* the long extent, the small one, long indices a segment (stage_at pads an even k) */
     long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
     unsigned nd;
     PermDim d[XPOSE_MAX_RANK];
