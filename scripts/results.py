@@ -487,7 +487,7 @@ def cpu_permute(run):
     head, body = ["shape (perm)", "element"], []
     for t in threads:
         w = f"{t} thread{'s' if t > 1 else ''}"
-        head += [f"ms, {w}", f"% of 2-D, {w}"] + ([f"x NumPy, {w}"] if numpy else [])
+        head += [f"ms, {w}", f"% of 2-D, {w}"] + ([f"x NumPy, {w}", f"bound, {w}"] if numpy else [])
     head += (["NumPy ms"] if numpy else []) + ["plan"]
     for shape in dict.fromkeys(r["shape"] for r in rows):
         cells = [shape, ELEM[int(by[(shape, "cpu-permute", str(threads[0]))]["elem_size"])]]
@@ -495,7 +495,9 @@ def cpu_permute(run):
             p, f = by[(shape, "cpu-permute", str(t))], by.get((shape, "cpu-fast", str(t)))
             cells += [f"{float(p['ms']):.2f}", pct(f and 100 * float(f["ms"]) / float(p["ms"]))]
             if numpy:
+                st = by.get((shape, "cpu-stream", str(t)))
                 cells.append(f"{numpy[shape] / float(p['ms']):.1f}x" if shape in numpy else "n/a")
+                cells.append(f"{numpy[shape] / float(st['ms']):.1f}x" if shape in numpy and st else "n/a")
         if numpy:
             cells.append(f"{numpy[shape]:.1f}" if shape in numpy else "n/a")
         plan = by[(shape, "cpu-permute", str(threads[0]))]["plan"]
@@ -508,7 +510,10 @@ def cpu_permute(run):
         np_entry = entry_of(run, "permute-numpy.csv")
         out += (f"; `x NumPy`: {np_entry['what']} ms / the permutation's ms, from "
                 + " and ".join(f"`{c}`" for c in np_entry["commands"])
-                + f" (`bench-data/{run['dir']}/permute-numpy.csv`, {np_entry['software']})")
+                + f" (`bench-data/{run['dir']}/permute-numpy.csv`, {np_entry['software']}); `bound`: NumPy's ms / "
+                "`cpu-stream`'s ms in the same pass: no permutation moves its bytes much faster than `cpu-stream`, a copy "
+                "of them with streaming stores (the fastest copy measured on these machines), so this is about the "
+                "most any permutation could reach over NumPy")
     return out + ". The plan is the text after `->` of `xpose_permute_plan_describe`.\n\n" + table(
         head, body, ["---", "---"] + ["--:"] * (len(head) - 3) + ["---"])
 
