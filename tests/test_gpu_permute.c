@@ -128,7 +128,7 @@ static void reference(const xp_perm *p, const unsigned char *src, unsigned char 
 }
 
 /* Which kernels and tiles ran, from xp_cuda_permute_describe: each must have run at least once. */
-static int ran_vec[17], ran_vec_narrow[17], ran_scalar[17], ran_skinny[17], ran_runs, ran_copy, ran_fold;
+static int ran_vec[17], ran_vec_narrow[17], ran_scalar[17], ran_skinny[17], ran_runs, ran_copy, ran_fold, ran_quads;
 
 static void tally(const char *plan, size_t es)
 {
@@ -144,6 +144,7 @@ static void tally(const char *plan, size_t es)
     ran_runs += strstr(plan, "runs b=") != NULL;
     ran_copy += strstr(plan, "copy of") != NULL;
     ran_fold += strncmp(plan, "runs of", 7) == 0;
+    ran_quads += strstr(plan, "4 rows a thread") != NULL;
 }
 
 /* Runs p on fresh random data (seed) with src and dst `src_off` and `dst_off` bytes into their allocations, the
@@ -343,6 +344,31 @@ static void skinny_shapes(void)
         }
 }
 
+/* Bytes of k % 4 == 0 on the staged kernel with strided rows a multiple of 16 bytes apart: 4 rows a thread
+ * (stage_quads), each direction, rows of a length that leaves segments and pieces cut short, and batches whose second
+ * member's strided rows start 8 bytes into a line (another phase). */
+static void quad_shapes(void)
+{
+    static const size_t ks[] = {12, 16, 24, 32, 48, 64};
+    const int before = ran_quads;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const size_t k = ks[i], n = 3001 + 2 * i, pad = (n + 15) / 16 * 16, member = (n * k + 15) / 16 * 16;
+        const size_t to_planes[2] = {n, k}, to_rows[2] = {k, n}, planes_b[3] = {3, n, k}, rows_b[3] = {3, k, n};
+        const int swap[2] = {1, 0}, inner[3] = {0, 2, 1};
+        const int64_t pad2[2] = {(int64_t)pad, 1}, rows_ss[3] = {(int64_t)(k * pad + 8), (int64_t)pad, 1};
+        const int64_t planes_ss[3] = {(int64_t)member, (int64_t)k, 1};
+        const unsigned seed = 3500 + 8 * (unsigned)i;
+        check_request("quads, small source side", 1, 2, to_planes, swap, NULL, pad2, seed, 0, 0);
+        check_request("quads, small destination side", 1, 2, to_rows, swap, pad2, NULL, seed + 1, 0, 0);
+        check_request("quads, a batch from planes", 1, 3, planes_b, inner, planes_ss, rows_ss, seed + 2, 0, 0);
+        check_request("quads, a batch from rows", 1, 3, rows_b, inner, rows_ss, planes_ss, seed + 3, 0, 0);
+    }
+    int want = 0; /* 4 plans a k up to the bound; 64 keeps a row's bytes one at a time */
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        want += ks[i] <= XP_PERM_QUAD_MAX ? 4 : 0;
+    CHECK(ran_quads - before == want, "quads: %d plans took 4 rows a thread, %d expected", ran_quads - before, want);
+}
+
 /* The benchmark suite (issue 36, `xpose bench --preset permute`), every case at full size, through the kernels (the
  * cases that reduce to a batched transpose included, which the planner gives `fast`). The 4- to 16-byte cases that
  * do not move runs must take 16-byte vectors. */
@@ -457,6 +483,7 @@ int main(int argc, char **argv)
     }
     kernel_shapes();
     skinny_shapes();
+    quad_shapes();
     random_requests(quick ? 60 : 400, 1 << 18, 77);
     if (!quick)
         random_requests(40, 1 << 22, 78);

@@ -14,6 +14,9 @@ extern "C" {
 /* The longest small side, in bytes, its staged form takes (rows off 16 bytes, or more than XP_PERM_SKINNY_MAX
  * elements: "permute: staged skinny kernel"); `fast` hands such calls to it too. */
 #define XP_PERM_STAGE_MAX_BYTES 64
+/* The longest small side of bytes whose staged form moves 4 rows a thread (k % 4 == 0, strided rows on 16 bytes): at 64
+ * that lost to a row's bytes one at a time ("permute: staged skinny kernel"). */
+#define XP_PERM_QUAD_MAX 48
 
 /* A permutation after checking and canonicalisation (xp_perm_canon): dimensions of extent 1 dropped, dimensions
  * adjacent in both tensors merged, the rest in destination order, sorted so that the destination stride shrinks

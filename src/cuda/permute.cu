@@ -344,6 +344,10 @@ static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     g->n = (unsigned)n, g->k = (unsigned)k, g->L = (unsigned)L;
     g->kd = xp_div((unsigned)k);
     g->grouped = grouped;
+    /* Bytes of k % 4 == 0 up to 48 whose strided rows lie a multiple of 16 bytes apart: 4 rows a thread
+     * (stage_quads; "permute: staged skinny kernel"). */
+    g->quads =
+        p->es == 1 && k % 4 == 0 && k <= XP_PERM_QUAD_MAX && (contig_src ? p->ds[small] : p->ss[small]) % 16 == 0;
     g->pieces = xp_div((unsigned)(L * p->es / 16 + 1));
     g->piece_groups = xp_div((g->pieces.d + 7) / 8);
     pl->blocks = segs * set_sides(g, p, a, b, small, long_dim);
@@ -569,8 +573,8 @@ extern "C" int xp_cuda_permute_describe(const xp_perm *p, char *buf, size_t size
                      pl->a, pl->b, pl->contig_src ? pl->p.ext[pl->a] : pl->p.ext[pl->b], pl->p.es, pieces);
         break;
     case PERM_STAGE:
-        n = snprintf(buf, size, "%sstaged skinny a=%d b=%d k=%u (%zu-byte, segments of %u through shared memory)%s",
-                     fold, pl->a, pl->b, pl->g.k, pl->p.es, pl->g.L, pieces);
+        n = snprintf(buf, size, "%sstaged skinny a=%d b=%d k=%u (%zu-byte, segments of %u through shared memory%s)%s",
+                     fold, pl->a, pl->b, pl->g.k, pl->p.es, pl->g.L, pl->g.quads ? ", 4 rows a thread" : "", pieces);
         break;
     default:
         n = snprintf(buf, size, "%stiled a=%d b=%d tile %ux%u (%zu-byte, %s; edges of %u and %u dims)%s", fold, pl->a,

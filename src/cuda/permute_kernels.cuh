@@ -281,12 +281,13 @@ template <int ES, int K, bool CONTIG_SRC> __global__ void __launch_bounds__(PERM
 struct StageArgs {
     const char *src;
     char *dst;
-    XpDiv segs;               /* segments of L long indices per outer index */
-    XpDiv pieces;             /* 16-byte pieces a strided row's segment spans, at most */
-    XpDiv piece_groups;       /* groups of 8 of them (stage_rows, grouped) */
-    XpDiv kd;                 /* k */
-    unsigned grouped;         /* stage_rows' work items in groups of 8 pieces of 4 rows, else a row's pieces in turn */
-    unsigned n, k, L;         /* the long extent, the small one, long indices a segment (stage_at pads an even k) */
+    XpDiv segs;         /* segments of L long indices per outer index */
+    XpDiv pieces;       /* 16-byte pieces a strided row's segment spans, at most */
+    XpDiv piece_groups; /* groups of 8 of them (stage_rows, grouped) */
+    XpDiv kd;           /* k */
+    unsigned grouped;   /* stage_rows' work items in groups of 8 pieces of 4 rows, else a row's pieces in turn */
+    unsigned quads;     /* bytes: stage_quads moves the strided side, 4 rows a thread (k % 4 == 0, rows 16 apart) */
+    unsigned n, k, L;   /* the long extent, the small one, long indices a segment (stage_at pads an even k) */
     long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
     unsigned nd;
     PermDim d[XPOSE_MAX_RANK];
@@ -300,6 +301,86 @@ template <int ES, bool PAD> __device__ __forceinline__ unsigned stage_at(const S
     return l * a.k + c + (PAD ? l / E * E : 0);
 }
 
+/* The 4 x 4 byte transpose of 4 words: byte j of word i becomes byte i of word j (its own inverse). */
+__device__ __forceinline__ void quad_bytes(unsigned w[4])
+{
+    const unsigned ab_lo = __byte_perm(w[0], w[1], 0x5140), ab_hi = __byte_perm(w[0], w[1], 0x7362);
+    const unsigned cd_lo = __byte_perm(w[2], w[3], 0x5140), cd_hi = __byte_perm(w[2], w[3], 0x7362);
+    w[0] = __byte_perm(ab_lo, cd_lo, 0x5410), w[1] = __byte_perm(ab_lo, cd_lo, 0x7632);
+    w[2] = __byte_perm(ab_hi, cd_hi, 0x5410), w[3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+}
+
+/* stage_rows for bytes where k % 4 == 0 and the strided rows lie a multiple of 16 bytes apart: work item 8 (g k / 4 +
+ * r) + j is piece 8 g + j of rows 4 r .. 4 r + 3, which then cover the same long indices. A long index's 4 bytes of
+ * those rows are one word of the stage, so a whole piece moves as 16 words and 4 x 4 byte transposes in registers,
+ * where stage_rows moves each byte on its own (instruction-bound at k = 24 in Nsight Compute: "permute: staged skinny
+ * kernel"). A warp takes 8 pieces (a line) of each of 16 rows; its words fall in 32 different banks where k is a
+ * multiple of 16, else at most two to a bank where its rows wrap to the next 8 pieces. */
+template <bool LOAD, bool PAD>
+__device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long long step, unsigned len, uint8_t *stage)
+{
+    const unsigned k = a.k, kq = k / 4, total = a.piece_groups.d * kq * 8, phase = (unsigned)((uintptr_t)row & 15);
+    for (unsigned q = threadIdx.x; q < total; q += PERM_THREADS) {
+        const unsigned gq = q >> 3, g = div_by(4 * gq, a.kd), c = 4 * (gq - g * kq), m = g * 8 + (q & 7);
+        if (m >= a.pieces.d)
+            continue;
+        const long long first = 16ll * m - phase; /* the piece's first element, relative to the segment */
+        if (first >= (long long)len || first + 16 <= 0)
+            continue;
+        char *piece = row - phase + c * step + 16ll * m; /* row c's; row c + j's j * step on */
+        if (first >= 0 && first + 16 <= (long long)len) {
+            const unsigned f = (unsigned)first, last = 15 - f % 16;
+            unsigned at = stage_at<1, PAD>(a, f, c);
+            union {
+                uint4 v;
+                unsigned w[4];
+            } r[4];
+            if (LOAD)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    r[j].v = __ldg((const uint4 *)(piece + j * step));
+#pragma unroll
+            for (int t = 0; t < 4; t++) { /* long indices f + 4 t .. f + 4 t + 3: word t of each row's piece */
+                unsigned w[4];
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    if (LOAD) {
+                        w[i] = r[i].w[t];
+                    } else {
+                        w[i] = *(const unsigned *)(stage + at);
+                        at += k + (PAD && (unsigned)(4 * t + i) == last ? 16 : 0);
+                    }
+                quad_bytes(w);
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    if (LOAD) {
+                        *(unsigned *)(stage + at) = w[i];
+                        at += k + (PAD && (unsigned)(4 * t + i) == last ? 16 : 0);
+                    } else {
+                        r[i].w[t] = w[i];
+                    }
+            }
+            if (!LOAD)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    *(uint4 *)(piece + j * step) = r[j].v;
+            continue;
+        }
+        for (int j = 0; j < 4; j++) /* a segment's end: its elements only */
+            for (int e = 0; e < 16; e++) {
+                const long long l = first + e;
+                if (l < 0 || l >= (long long)len)
+                    continue;
+                uint8_t *st = stage + stage_at<1, PAD>(a, (unsigned)l, c + j);
+                char *at_row = piece + j * step + e;
+                if (LOAD)
+                    *st = *(const uint8_t *)at_row;
+                else
+                    *(uint8_t *)at_row = *st;
+            }
+    }
+}
+
 /* The strided side of a staged segment: piece m of row c (m < pieces) moved between the row, at `row` + c * step
  * (len elements from there), and the stage: loaded into it (LOAD) or stored from it. Work item q is piece q % pieces
  * of row q / pieces: a warp on 32 consecutive pieces of one row, 512 contiguous bytes, whose places in the stage meet
@@ -311,6 +392,10 @@ stage_rows(const StageArgs &a, char *row, long long step, unsigned len, typename
 {
     typedef typename XpElem<ES>::type T;
     enum { E = 16 / ES };
+    if (ES == 1 && PAD && a.quads) { /* k % 4 == 0: k is even */
+        stage_quads<LOAD, PAD>(a, row, step, len, (uint8_t *)stage);
+        return;
+    }
     const unsigned k = a.k, total = a.grouped ? a.piece_groups.d * k * 8 : k * a.pieces.d;
     for (unsigned q = threadIdx.x; q < total; q += PERM_THREADS) {
         unsigned c, m;
