@@ -59,7 +59,7 @@ static group group_of(const bench_row *r)
     if (r->family == XPOSE_FAMILY_COPY)
         return G_BOUND;
     if (!strcmp(r->variant, "fast") || !strcmp(r->variant, "cpu-fast"))
-        return r->params[0] ? G_LAB : G_PROD; /* fast/one-walk, cpu-fast/short: production's lab settings */
+        return r->params[0] ? G_LAB : G_PROD; /* fast/one-walk, cpu-fast/long: production's lab settings */
     if (!strcmp(r->variant, "cpu-openblas") || !strcmp(r->variant, "cublas-geam"))
         return G_PEER;
     return G_LADDER;

@@ -56,19 +56,9 @@ const xp_fast_isa *xp_fast_pick_isa(void)
 }
 
 /* Whether the tiles that store from registers (the region and joined-lines paths) are short (short_tile_rows): with
- * the SIMD kernels on an AMD core, where they measured faster, or where a lab row asks (cpu-fast/short, cpu-fast/long:
- * the A/B on any machine) (docs/tuning.md, "cpu-fast: short tiles on AMD cores"). */
-static int short_tiles(const xp_fast_isa *isa, int tiles)
-{
-    if (!isa->width || tiles != XPF_TILES_AUTO) /* the lab rows choose for themselves (scalar: no blocks to size) */
-        return isa->width && tiles == XPF_TILES_SHORT;
-#if XP_FAST_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_is("amd");
-#else
-    return 0;
-#endif
-}
+ * the SIMD kernels, where they measured faster on AMD and Intel cores alike, unless the lab row cpu-fast/long asks for
+ * the tall ones (docs/tuning.md, "cpu-fast: short tiles"). */
+static int short_tiles(const xp_fast_isa *isa, int tiles) { return isa->width && tiles != XPF_TILES_LONG; }
 
 /* Short tiles: 16 source rows of 1- to 4-byte elements, 8 of 8- and 16-byte ones, and never fewer than one SIMD block's
  * rows nor than a destination line holds (the region path starts every tile but the first on a line, and the first
@@ -792,7 +782,7 @@ static void plan_degenerate(plan *p, const xp_call *c)
     }
 }
 
-/* Tile heights (32-64 source rows, or short ones: "cpu-fast: tile heights", "cpu-fast: short tiles on AMD cores") and
+/* Tile heights (32-64 source rows, or short ones: "cpu-fast: tile heights", "cpu-fast: short tiles") and
  * widths, the shift that starts register-stored tiles on a destination line, and the tile counts. */
 /* The staging kernel's buffer pitch for rows of n bytes (run_member, run_chunk): a line's multiple, never 4 KiB (its
  * rows would share L1 sets). */
@@ -831,7 +821,7 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         if (s->es == 1) /* bands across the tile ("cpu-fast: 1-byte joined lines in bands") */
             p->tj = XPF_BAND_COLS;
     } else if (!p->staged) {
-        if (short_tiles(isa, c->p0))
+        if (short_tiles(isa, c->p0) && s->rows > p->ti) /* a member a tall tile holds whole stays one tile */
             p->ti = short_tile_rows(s->es, p->block_rows);
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
