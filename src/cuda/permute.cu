@@ -441,18 +441,22 @@ template <int ES> static int launch_skinny(const PermPlan *pl, cudaStream_t st)
     }
 }
 
-template <int ES, bool PAD> static int launch_stage_pad(const PermPlan *pl, cudaStream_t st)
+template <int ES, bool PAD, bool QUADS = false> static int launch_stage_pad(const PermPlan *pl, cudaStream_t st)
 {
     const size_t smem = (size_t)pl->g.L * (pl->g.k + PAD) * ES;
     if (pl->contig_src)
-        perm_stage_kernel<ES, true, PAD><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+        perm_stage_kernel<ES, true, PAD, QUADS><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
     else
-        perm_stage_kernel<ES, false, PAD><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+        perm_stage_kernel<ES, false, PAD, QUADS><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
     return xp_cuda_launch_status();
 }
 
+/* An even k pads the stage (stage_at); bytes with quads (k % 4 == 0, so padded) take stage_quads' instances. */
 template <int ES> static int launch_stage(const PermPlan *pl, cudaStream_t st)
 {
+    if constexpr (ES == 1)
+        if (pl->g.quads)
+            return launch_stage_pad<1, true, true>(pl, st);
     return pl->g.k % 2 == 0 ? launch_stage_pad<ES, true>(pl, st) : launch_stage_pad<ES, false>(pl, st);
 }
 

@@ -310,13 +310,14 @@ __device__ __forceinline__ void quad_bytes(unsigned w[4])
     w[2] = __byte_perm(ab_hi, cd_hi, 0x5410), w[3] = __byte_perm(ab_hi, cd_hi, 0x7632);
 }
 
-/* stage_rows for bytes where k % 4 == 0 and the strided rows lie a multiple of 16 bytes apart: work item 8 (g k / 4 +
+/* stage_rows for bytes where k % 4 == 0 (so k is even: the stage is padded) and the strided rows lie a multiple of 16
+ * bytes apart: work item 8 (g k / 4 +
  * r) + j is piece 8 g + j of rows 4 r .. 4 r + 3, which then cover the same long indices. A long index's 4 bytes of
  * those rows are one word of the stage, so a whole piece moves as 16 words and 4 x 4 byte transposes in registers,
  * where stage_rows moves each byte on its own (instruction-bound at k = 24 in Nsight Compute: "permute: staged skinny
  * kernel"). A warp takes 8 pieces (a line) of each of 16 rows; its words fall in 32 different banks where k is a
  * multiple of 16, else at most two to a bank where its rows wrap to the next 8 pieces. */
-template <bool LOAD, bool PAD>
+template <bool LOAD>
 __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long long step, unsigned len, uint8_t *stage)
 {
     const unsigned k = a.k, kq = k / 4, total = a.piece_groups.d * kq * 8, phase = (unsigned)((uintptr_t)row & 15);
@@ -330,7 +331,7 @@ __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long 
         char *piece = row - phase + c * step + 16ll * m; /* row c's; row c + j's j * step on */
         if (first >= 0 && first + 16 <= (long long)len) {
             const unsigned f = (unsigned)first, last = 15 - f % 16;
-            unsigned at = stage_at<1, PAD>(a, f, c);
+            unsigned at = stage_at<1, true>(a, f, c);
             union {
                 uint4 v;
                 unsigned w[4];
@@ -348,14 +349,14 @@ __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long 
                         w[i] = r[i].w[t];
                     } else {
                         w[i] = *(const unsigned *)(stage + at);
-                        at += k + (PAD && (unsigned)(4 * t + i) == last ? 16 : 0);
+                        at += k + ((unsigned)(4 * t + i) == last ? 16 : 0);
                     }
                 quad_bytes(w);
 #pragma unroll
                 for (int i = 0; i < 4; i++)
                     if (LOAD) {
                         *(unsigned *)(stage + at) = w[i];
-                        at += k + (PAD && (unsigned)(4 * t + i) == last ? 16 : 0);
+                        at += k + ((unsigned)(4 * t + i) == last ? 16 : 0);
                     } else {
                         r[i].w[t] = w[i];
                     }
@@ -371,7 +372,7 @@ __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long 
                 const long long l = first + e;
                 if (l < 0 || l >= (long long)len)
                     continue;
-                uint8_t *st = stage + stage_at<1, PAD>(a, (unsigned)l, c + j);
+                uint8_t *st = stage + stage_at<1, true>(a, (unsigned)l, c + j);
                 char *at_row = piece + j * step + e;
                 if (LOAD)
                     *st = *(const uint8_t *)at_row;
@@ -386,14 +387,16 @@ __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long 
  * of row q / pieces: a warp on 32 consecutive pieces of one row, 512 contiguous bytes, whose places in the stage meet
  * 4 to a bank. Grouped, item 8 (g k + c) + j is piece 8 g + j of row c: a warp on 8 pieces (128 bytes) of each of 4
  * rows, whose places fall in 8 different groups of 4 banks with the 4 rows' elements side by side, no two lanes in a
- * bank; for bytes, 16 shared accesses a piece, that pays ("permute: staged skinny kernel"). */
-template <int ES, bool LOAD, bool PAD> __device__ __forceinline__ void
+ * bank; for bytes, 16 shared accesses a piece, that pays ("permute: staged skinny kernel"). QUADS: stage_quads
+ * instead, in kernel instances of their own (a run-time branch to it cost the byte-wise path 4 points at k = 64). */
+template <int ES, bool LOAD, bool PAD, bool QUADS> __device__ __forceinline__ void
 stage_rows(const StageArgs &a, char *row, long long step, unsigned len, typename XpElem<ES>::type *stage)
 {
     typedef typename XpElem<ES>::type T;
     enum { E = 16 / ES };
-    if (ES == 1 && PAD && a.quads) { /* k % 4 == 0: k is even */
-        stage_quads<LOAD, PAD>(a, row, step, len, (uint8_t *)stage);
+    if constexpr (QUADS) {
+        static_assert(ES == 1 && PAD, "stage_quads moves bytes of a padded stage");
+        stage_quads<LOAD>(a, row, step, len, (uint8_t *)stage);
         return;
     }
     const unsigned k = a.k, total = a.grouped ? a.piece_groups.d * k * 8 : k * a.pieces.d;
@@ -473,7 +476,7 @@ stage_contig(const StageArgs &a, char *seg, unsigned elems, typename XpElem<ES>:
 
 /* 8 blocks a multiprocessor, 32 registers a thread (no spills): bytes from a contiguous source otherwise took 40 and
  * ran 6 blocks ("permute: staged skinny kernel"). */
-template <int ES, bool CONTIG_SRC, bool PAD> __global__ void __launch_bounds__(PERM_THREADS, 8)
+template <int ES, bool CONTIG_SRC, bool PAD, bool QUADS> __global__ void __launch_bounds__(PERM_THREADS, 8)
     perm_stage_kernel(const __grid_constant__ StageArgs a)
 {
     typedef typename XpElem<ES>::type T;
@@ -487,10 +490,10 @@ template <int ES, bool CONTIG_SRC, bool PAD> __global__ void __launch_bounds__(P
     if (CONTIG_SRC) /* the segment's len k elements back to back, on 16 bytes */
         stage_contig<ES, true, PAD>(a, (char *)src, elems, stage);
     else
-        stage_rows<ES, true, PAD>(a, (char *)src, a.sk, len, stage);
+        stage_rows<ES, true, PAD, QUADS>(a, (char *)src, a.sk, len, stage);
     __syncthreads();
     if (CONTIG_SRC)
-        stage_rows<ES, false, PAD>(a, dst, a.dk, len, stage);
+        stage_rows<ES, false, PAD, QUADS>(a, dst, a.dk, len, stage);
     else
         stage_contig<ES, false, PAD>(a, dst, elems, stage);
 }
