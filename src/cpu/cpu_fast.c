@@ -821,7 +821,7 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         if (s->es == 1) /* bands across the tile ("cpu-fast: 1-byte joined lines in bands") */
             p->tj = XPF_BAND_COLS;
     } else if (!p->staged) {
-        if (short_tiles(isa, c->p0) && s->rows > p->ti) /* a member a tall tile holds whole stays one tile */
+        if (short_tiles(isa, c->p0))
             p->ti = short_tile_rows(s->es, p->block_rows);
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
