@@ -399,8 +399,33 @@ def cpu_inplace(run):
                       f"{float(blas['ms']) / float(x['ms']):.1f}x" if blas else "n/a"]
         cells.append(f"{float(blas['ms']):.1f}" if blas else "n/a")
         body.append(cells)
-    return (context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + f". {entry['timing']}.\n\n" +
-            table(head, body, ["---", "---"] + ["--:"] * (len(head) - 2)))
+    out = (context(run, entry) + " " + entry["what"][0].upper() + entry["what"][1:] + f". {entry['timing']}.\n\n" +
+           table(head, body, ["---", "---"] + ["--:"] * (len(head) - 2)))
+    squares = cpu_inplace_squares(rows, threads, by)
+    return out + ("\n\nSquares, `cpu-inplace-square` as % of `cpu-memcpy` and of `cpu-stream` of the same bytes in the "
+                  "same process:\n\n" + squares if squares else "")
+
+
+def cpu_inplace_squares(rows, threads, by):
+    """The in-place square rows of inplace.csv, where it has any: ms and % of cpu-memcpy and cpu-stream per thread."""
+    keys = list(dict.fromkeys((r["rows"], r["cols"], r["elem_size"]) for r in rows
+                              if r["variant"] == "cpu-inplace-square"))
+    if not keys:
+        return ""
+    head = ["shape", "element"]
+    for t in threads:
+        w = f"{t} thread{'s' if t > 1 else ''}"
+        head += [f"ms, {w}", f"% of cpu-memcpy, {w}", f"% of cpu-stream, {w}"]
+    body = []
+    for key in keys:
+        cells = [f"{key[0]} x {key[1]}", ELEM[int(key[2])]]
+        for t in threads:
+            x = by[("cpu-inplace-square",) + key + (str(t),)]
+            mc, st = by[("cpu-memcpy",) + key + (str(t),)], by[("cpu-stream",) + key + (str(t),)]
+            cells += [f"{float(x['ms']):.1f}", pct(100 * float(mc["ms"]) / float(x["ms"])),
+                      pct(100 * float(st["ms"]) / float(x["ms"]))]
+        body.append(cells)
+    return table(head, body, ["---", "---"] + ["--:"] * (len(head) - 2))
 
 
 def cpu_tables(run):

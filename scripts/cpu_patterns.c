@@ -1,0 +1,142 @@
+/* cpu_patterns.c: what one core's memory does with a copy's access patterns and with a byte transpose's, no shuffles.
+ *
+ * Build and run (x86-64, SSE2 only): gcc -O2 -o /tmp/cpu_patterns scripts/cpu_patterns.c && /tmp/cpu_patterns [N]
+ *
+ * An N x N byte matrix (default 8192, 64 MiB) is read and written in 64-byte lines, cold (a read of 80 MiB before each
+ * run), one thread, the median of 5 runs. Rows: reads in order; streaming (non-temporal) stores in order; the copy
+ * of both; then a byte transpose's lines: 64 x 64-byte blocks, a block reading one line of each of 64 source rows
+ * (asking for the line 256 bytes on, as cpu-fast's blocks do) and storing one line into each of 64 destination rows,
+ * blocks across the source rows (reads) or down them (stores in order along destination rows); reads alone, stores
+ * alone, both. "added" is the time of the two alone, summed: a row near it overlaps nothing. */
+#define _POSIX_C_SOURCE 199309L
+#include <emmintrin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static size_t N = 8192;
+static unsigned char *A, *B, *F;
+#define FLUSH ((size_t)80 << 20)
+#define AHEAD 256
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void flush(void)
+{
+    volatile unsigned char sink = 0;
+    for (size_t i = 0; i < FLUSH; i += 64)
+        sink ^= F[i];
+    (void)sink;
+}
+
+static __m128i load_line(const unsigned char *p)
+{
+    const __m128i *q = (const __m128i *)p;
+    return _mm_xor_si128(_mm_xor_si128(_mm_load_si128(q), _mm_load_si128(q + 1)),
+                         _mm_xor_si128(_mm_load_si128(q + 2), _mm_load_si128(q + 3)));
+}
+
+static void stream_line(unsigned char *p, __m128i v)
+{
+    __m128i *q = (__m128i *)p;
+    _mm_stream_si128(q, v), _mm_stream_si128(q + 1, v), _mm_stream_si128(q + 2, v), _mm_stream_si128(q + 3, v);
+}
+
+static volatile int sink; /* read by nothing, but its stores keep the loads */
+
+static void seq(int rd, int wr)
+{
+    __m128i acc = _mm_setzero_si128();
+    for (size_t i = 0; i < N * N; i += 64) {
+        if (rd)
+            acc = _mm_xor_si128(acc, load_line(A + i));
+        if (wr)
+            stream_line(B + i, acc);
+    }
+    _mm_sfence();
+    sink = _mm_cvtsi128_si32(acc);
+}
+
+/* down: blocks down the source rows, so each destination row's lines are stored in order */
+static void blocks(int rd, int wr, int down)
+{
+    __m128i acc = _mm_setzero_si128();
+    for (size_t outer = 0; outer < N; outer += 64)
+        for (size_t inner = 0; inner < N; inner += 64) {
+            const size_t i = down ? inner : outer, j = down ? outer : inner; /* source rows i.., bytes j.. */
+            for (size_t k = 0; k < 64; k++) {
+                if (rd) {
+                    const unsigned char *s = A + (i + k) * N + j;
+                    __builtin_prefetch(s + AHEAD, 0, 2);
+                    acc = _mm_xor_si128(acc, load_line(s));
+                }
+                if (wr)
+                    stream_line(B + (j + k) * N + i, acc);
+            }
+        }
+    _mm_sfence();
+    sink = _mm_cvtsi128_si32(acc);
+}
+
+static int cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double timed(int what)
+{
+    double t[5];
+    for (int r = 0; r < 5; r++) {
+        flush();
+        const double t0 = now();
+        switch (what) {
+        case 0: seq(1, 0); break;
+        case 1: seq(0, 1); break;
+        case 2: seq(1, 1); break;
+        default: blocks((what - 3) % 3 != 1, (what - 3) % 3 != 0, what >= 6); break;
+        }
+        t[r] = now() - t0;
+    }
+    qsort(t, 5, sizeof t[0], cmp);
+    return t[2] * 1e3;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        N = (size_t)atol(argv[1]) / 64 * 64;
+    if (N < 64) {
+        fprintf(stderr, "cpu_patterns: N must be at least 64\n");
+        return 2;
+    }
+    A = aligned_alloc(4096, N * N), B = aligned_alloc(4096, N * N), F = malloc(FLUSH);
+    if (!A || !B || !F) {
+        fprintf(stderr, "cpu_patterns: out of memory\n");
+        return 1;
+    }
+    memset(A, 1, N * N), memset(B, 2, N * N), memset(F, 3, FLUSH);
+    static const char *const names[] = {
+        "reads in order",          "streaming stores in order", "copy (both)",
+        "transpose reads, across", "transpose stores, across",  "transpose both, across",
+        "transpose reads, down",   "transpose stores, down",    "transpose both, down"};
+    double ms[9];
+    printf("%zu x %zu bytes, one thread, cold, median of 5\n%-28s %9s %8s %8s\n", N, N, "pattern", "ms", "GB/s",
+           "added");
+    for (int w = 0; w < 9; w++) {
+        ms[w] = timed(w);
+        const int both = w == 2 || w == 5 || w == 8;
+        printf("%-28s %9.2f %8.1f", names[w], ms[w], (double)N * N / ms[w] / 1e6);
+        if (both)
+            printf(" %7.0f%%", 100 * ms[w] / (ms[w - 2] + ms[w - 1]));
+        printf("\n");
+    }
+    free(A), free(B), free(F);
+    return 0;
+}
