@@ -7,7 +7,8 @@
  * of both; then a byte transpose's lines: 64 x 64-byte blocks, a block reading one line of each of 64 source rows
  * (asking for the line 256 bytes on, as cpu-fast's blocks do) and storing one line into each of 64 destination rows,
  * blocks across the source rows (reads) or down them (stores in order along destination rows); reads alone, stores
- * alone, both. "added" is the time of the two alone, summed: a row near it overlaps nothing. */
+ * alone, both. "added" is the time of the two alone, summed: a row near it overlaps nothing. Last, reads alone of 16 or
+ * 64 rows at a time, along whole rows or 1 KiB of them (a tile's width). */
 #define _POSIX_C_SOURCE 199309L
 #include <emmintrin.h>
 #include <stdio.h>
@@ -84,6 +85,23 @@ static void blocks(int rd, int wr, int down)
     sink = _mm_cvtsi128_si32(acc);
 }
 
+/* Reads only, rows r at a time: a line of each of the r rows in turn, then the next line along, w bytes of the rows
+ * before the next r rows (w = N: whole rows), asking for the line 256 bytes on: how many row streams at once, and how
+ * long a run along each, the core reads at full speed. */
+static void row_reads(size_t r, size_t w)
+{
+    __m128i acc = _mm_setzero_si128();
+    for (size_t jb = 0; jb < N; jb += w)
+        for (size_t i = 0; i < N; i += r)
+            for (size_t j = jb; j < jb + w; j += 64)
+                for (size_t k = 0; k < r; k++) {
+                    const unsigned char *s = A + (i + k) * N + j;
+                    __builtin_prefetch(s + AHEAD, 0, 2);
+                    acc = _mm_xor_si128(acc, load_line(s));
+                }
+    sink = _mm_cvtsi128_si32(acc);
+}
+
 static int cmp(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -100,6 +118,10 @@ static double timed(int what)
         case 0: seq(1, 0); break;
         case 1: seq(0, 1); break;
         case 2: seq(1, 1); break;
+        case 9: row_reads(16, N); break;
+        case 10: row_reads(64, N); break;
+        case 11: row_reads(16, 1024); break;
+        case 12: row_reads(64, 1024); break;
         default: blocks((what - 3) % 3 != 1, (what - 3) % 3 != 0, what >= 6); break;
         }
         t[r] = now() - t0;
@@ -111,9 +133,9 @@ static double timed(int what)
 int main(int argc, char **argv)
 {
     if (argc > 1)
-        N = (size_t)atol(argv[1]) / 64 * 64;
-    if (N < 64) {
-        fprintf(stderr, "cpu_patterns: N must be at least 64\n");
+        N = (size_t)atol(argv[1]) / 1024 * 1024;
+    if (N < 1024) {
+        fprintf(stderr, "cpu_patterns: N must be at least 1024\n");
         return 2;
     }
     A = aligned_alloc(4096, N * N), B = aligned_alloc(4096, N * N), F = malloc(FLUSH);
@@ -122,14 +144,23 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(A, 1, N * N), memset(B, 2, N * N), memset(F, 3, FLUSH);
-    static const char *const names[] = {
-        "reads in order",          "streaming stores in order", "copy (both)",
-        "transpose reads, across", "transpose stores, across",  "transpose both, across",
-        "transpose reads, down",   "transpose stores, down",    "transpose both, down"};
-    double ms[9];
+    static const char *const names[] = {"reads in order",
+                                        "streaming stores in order",
+                                        "copy (both)",
+                                        "transpose reads, across",
+                                        "transpose stores, across",
+                                        "transpose both, across",
+                                        "transpose reads, down",
+                                        "transpose stores, down",
+                                        "transpose both, down",
+                                        "reads, 16 rows, whole rows",
+                                        "reads, 64 rows, whole rows",
+                                        "reads, 16 rows, 1 KiB",
+                                        "reads, 64 rows, 1 KiB"};
+    double ms[13];
     printf("%zu x %zu bytes, one thread, cold, median of 5\n%-28s %9s %8s %8s\n", N, N, "pattern", "ms", "GB/s",
            "added");
-    for (int w = 0; w < 9; w++) {
+    for (int w = 0; w < 13; w++) {
         ms[w] = timed(w);
         const int both = w == 2 || w == 5 || w == 8;
         printf("%-28s %9.2f %8.1f", names[w], ms[w], (double)N * N / ms[w] / 1e6);
