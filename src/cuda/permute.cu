@@ -348,6 +348,8 @@ static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
      * (stage_quads; "permute: staged skinny kernel"). */
     g->quads =
         p->es == 1 && k % 4 == 0 && k <= XP_PERM_QUAD_MAX && (contig_src ? p->ds[small] : p->ss[small]) % 16 == 0;
+    /* Strided rows (or their outer offsets) off 16 bytes: whole pieces inside rows (stage_rows' ENDS) */
+    g->ends = !g->quads && !strides_on(p, NULL, long_dim, !contig_src, contig_src ? dst : src, 16);
     g->pieces = xp_div((unsigned)(L * p->es / 16 + 1));
     g->piece_groups = xp_div((g->pieces.d + 7) / 8);
     pl->blocks = segs * set_sides(g, p, a, b, small, long_dim);
@@ -441,22 +443,28 @@ template <int ES> static int launch_skinny(const PermPlan *pl, cudaStream_t st)
     }
 }
 
-template <int ES, bool PAD, bool QUADS = false> static int launch_stage_pad(const PermPlan *pl, cudaStream_t st)
+template <int ES, bool PAD, bool QUADS = false, bool ENDS = false>
+static int launch_stage_pad(const PermPlan *pl, cudaStream_t st)
 {
-    const size_t smem = (size_t)pl->g.L * (pl->g.k + PAD) * ES;
+    /* ENDS: a contiguous source stages 16 / ES - 1 long indices past the segment too (perm_stage_kernel) */
+    const size_t smem = (size_t)(pl->g.L + (ENDS && pl->contig_src ? 16 / ES : 0)) * (pl->g.k + PAD) * ES;
     if (pl->contig_src)
-        perm_stage_kernel<ES, true, PAD, QUADS><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+        perm_stage_kernel<ES, true, PAD, QUADS, ENDS><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
     else
-        perm_stage_kernel<ES, false, PAD, QUADS><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
+        perm_stage_kernel<ES, false, PAD, QUADS, ENDS><<<(unsigned)pl->blocks, PERM_THREADS, smem, st>>>(pl->g);
     return xp_cuda_launch_status();
 }
 
-/* An even k pads the stage (stage_at); bytes with quads (k % 4 == 0, so padded) take stage_quads' instances. */
+/* An even k pads the stage (stage_at); bytes with quads (k % 4 == 0, so padded; rows on 16 bytes) take stage_quads'
+ * instances; strided rows off 16 bytes the ENDS ones. */
 template <int ES> static int launch_stage(const PermPlan *pl, cudaStream_t st)
 {
     if constexpr (ES == 1)
         if (pl->g.quads)
             return launch_stage_pad<1, true, true>(pl, st);
+    if (pl->g.ends)
+        return pl->g.k % 2 == 0 ? launch_stage_pad<ES, true, false, true>(pl, st)
+                                : launch_stage_pad<ES, false, false, true>(pl, st);
     return pl->g.k % 2 == 0 ? launch_stage_pad<ES, true>(pl, st) : launch_stage_pad<ES, false>(pl, st);
 }
 

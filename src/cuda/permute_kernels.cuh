@@ -287,6 +287,7 @@ struct StageArgs {
     XpDiv kd;           /* k */
     unsigned grouped;   /* stage_rows' work items in groups of 8 pieces of 4 rows, else a row's pieces in turn */
     unsigned quads;     /* bytes: stage_quads moves the strided side, 4 rows a thread (k % 4 == 0, rows 16 apart) */
+    unsigned ends;      /* the strided rows lie off 16 bytes: stage_rows' ENDS instances (whole pieces inside rows) */
     unsigned n, k, L;   /* the long extent, the small one, long indices a segment (stage_at pads an even k) */
     long long sl, dl, sk, dk; /* bytes per long index and per small index, source and destination */
     unsigned nd;
@@ -383,14 +384,20 @@ __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long 
 }
 
 /* The strided side of a staged segment: piece m of row c (m < pieces) moved between the row, at `row` + c * step
- * (len elements from there), and the stage: loaded into it (LOAD) or stored from it. Work item q is piece q % pieces
+ * (len elements from there, the segment's first being long index l0), and the stage: loaded into it (LOAD) or stored
+ * from it. Where the rows lie off 16 bytes (ENDS), a piece inside the row (long indices 0 .. n - 1) moves as one
+ * 16-byte access: loaded whole, its elements of the segment kept; stored by the one segment that holds its first
+ * element (the row's head piece by the first), from the stage, which holds the E - 1 long indices past the segment for
+ * it (perm_stage_kernel); only the ends of a row move element by element. Without it the ends of every segment did, 16
+ * single-byte accesses a piece, which cost (N, 64) u8 half its speed; on rows on 16 bytes the ENDS code cost the
+ * byte-wise path up to 4 points ("permute: staged skinny kernel"). Work item q is piece q % pieces
  * of row q / pieces: a warp on 32 consecutive pieces of one row, 512 contiguous bytes, whose places in the stage meet
  * 4 to a bank. Grouped, item 8 (g k + c) + j is piece 8 g + j of row c: a warp on 8 pieces (128 bytes) of each of 4
  * rows, whose places fall in 8 different groups of 4 banks with the 4 rows' elements side by side, no two lanes in a
  * bank; for bytes, 16 shared accesses a piece, that pays ("permute: staged skinny kernel"). QUADS: stage_quads
  * instead, in kernel instances of their own (a run-time branch to it cost the byte-wise path 4 points at k = 64). */
-template <int ES, bool LOAD, bool PAD, bool QUADS> __device__ __forceinline__ void
-stage_rows(const StageArgs &a, char *row, long long step, unsigned len, typename XpElem<ES>::type *stage)
+template <int ES, bool LOAD, bool PAD, bool QUADS, bool ENDS> __device__ __forceinline__ void
+stage_rows(const StageArgs &a, char *row, long long step, unsigned len, unsigned l0, typename XpElem<ES>::type *stage)
 {
     typedef typename XpElem<ES>::type T;
     enum { E = 16 / ES };
@@ -413,33 +420,43 @@ stage_rows(const StageArgs &a, char *row, long long step, unsigned len, typename
         char *base = row + c * step;
         char *piece = (char *)(((uintptr_t)base & ~(uintptr_t)15) + 16 * (uintptr_t)m);
         const long long first = (piece - base) / ES; /* the piece's first element, relative to the segment */
-        if (first >= (long long)len || first + E <= 0)
-            continue;
-        if (first >= 0 && first + E <= (long long)len) { /* the whole piece is the segment's */
+        const long long tail = ENDS ? (long long)a.n - l0 : len; /* the elements from the segment's first on it takes */
+        bool whole;
+        if constexpr (ENDS) {
+            if (first >= (long long)len || (LOAD ? first + E <= 0 : first < 0 && l0 > 0))
+                continue; /* none of the segment's, or (stores) the piece of the segment before */
+            whole = first >= -(long long)l0 && first + E <= tail; /* inside the row */
+        } else {
+            if (first >= (long long)len || first + E <= 0)
+                continue;
+            whole = first >= 0 && first + E <= (long long)len;
+        }
+        if (whole) { /* one 16-byte access */
             union {
                 uint4 v;
                 T e[E];
             } u;
-            /* element e's place: k on from the last one's, and past the padding where a group of E begins */
-            const unsigned f = (unsigned)first;
-            unsigned at = stage_at<ES, PAD>(a, f, c);
+            /* element e's place: k on from the last one's, and past the padding where a group of E begins (signed:
+             * with ENDS, a loaded piece may start up to E - 1 elements before the segment, in the group before it) */
+            const int f = (int)first;
+            int at = f * (int)k + (int)c + (PAD ? (f < 0 ? -E : f / E * E) : 0);
             if (LOAD)
                 u.v = __ldg((const uint4 *)piece);
 #pragma unroll
             for (int e = 0; e < E; e++) {
-                if (LOAD)
-                    stage[at] = u.e[e];
-                else
+                if (!LOAD)
                     u.e[e] = stage[at];
-                at += k + (PAD && (f + e + 1) % E == 0 ? E : 0);
+                else if (!ENDS || (f + e >= 0 && f + e < (int)len))
+                    stage[at] = u.e[e];
+                at += (int)k + (PAD && (f + e + 1) % E == 0 ? E : 0);
             }
             if (!LOAD)
                 *(uint4 *)piece = u.v;
             continue;
         }
-        for (int e = 0; e < E; e++) { /* a segment's end: its elements only */
+        for (int e = 0; e < E; e++) { /* a row's end (without ENDS, a segment's): its elements only */
             const long long l = first + e;
-            if (l < 0 || l >= (long long)len)
+            if (l < 0 || l >= (LOAD ? (long long)len : tail))
                 continue;
             if (LOAD)
                 stage[stage_at<ES, PAD>(a, (unsigned)l, c)] = *(const T *)(piece + e * ES);
@@ -476,24 +493,27 @@ stage_contig(const StageArgs &a, char *seg, unsigned elems, typename XpElem<ES>:
 
 /* 8 blocks a multiprocessor, 32 registers a thread (no spills): bytes from a contiguous source otherwise took 40 and
  * ran 6 blocks ("permute: staged skinny kernel"). */
-template <int ES, bool CONTIG_SRC, bool PAD, bool QUADS> __global__ void __launch_bounds__(PERM_THREADS, 8)
+template <int ES, bool CONTIG_SRC, bool PAD, bool QUADS, bool ENDS> __global__ void __launch_bounds__(PERM_THREADS, 8)
     perm_stage_kernel(const __grid_constant__ StageArgs a)
 {
     typedef typename XpElem<ES>::type T;
     extern __shared__ uint4 stage_v[];
     T *stage = (T *)stage_v;
+    enum { E = 16 / ES };
     const unsigned outer = div_by(blockIdx.x, a.segs), l0 = (blockIdx.x - outer * a.segs.d) * a.L;
     const unsigned len = min(a.L, a.n - l0), elems = len * a.k;
     const PermOff o = perm_offsets(a.d, 0, a.nd, outer);
     const char *src = a.src + o.s + (long long)l0 * a.sl;
     char *dst = a.dst + o.d + (long long)l0 * a.dl;
+    /* ENDS: the stores of stage_rows finish the piece that holds the segment's last element, E - 1 indices on */
+    const unsigned staged = CONTIG_SRC && ENDS ? min(a.L + E - 1, a.n - l0) * a.k : elems;
     if (CONTIG_SRC) /* the segment's len k elements back to back, on 16 bytes */
-        stage_contig<ES, true, PAD>(a, (char *)src, elems, stage);
+        stage_contig<ES, true, PAD>(a, (char *)src, staged, stage);
     else
-        stage_rows<ES, true, PAD, QUADS>(a, (char *)src, a.sk, len, stage);
+        stage_rows<ES, true, PAD, QUADS, ENDS>(a, (char *)src, a.sk, len, l0, stage);
     __syncthreads();
     if (CONTIG_SRC)
-        stage_rows<ES, false, PAD, QUADS>(a, dst, a.dk, len, stage);
+        stage_rows<ES, false, PAD, QUADS, ENDS>(a, dst, a.dk, len, l0, stage);
     else
         stage_contig<ES, false, PAD>(a, dst, elems, stage);
 }
