@@ -213,8 +213,8 @@ int main(void)
     }
     /* The tall tiles of the lab row cpu-fast/long (cpu-fast takes short ones): the SIMD sets whose blocks they size, at
      * the larger shapes, the ones with many tiles. */
+    variant = "cpu-fast/long";
     for (size_t i = 1; i < sizeof isas / sizeof isas[0]; i++) {
-        variant = "cpu-fast/long";
         setenv("XPOSE_CPU_ISA", isas[i], 1);
         layout_grid(4);
         special_shapes();

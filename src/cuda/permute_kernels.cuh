@@ -311,13 +311,13 @@ __device__ __forceinline__ void quad_bytes(unsigned w[4])
     w[2] = __byte_perm(ab_hi, cd_hi, 0x5410), w[3] = __byte_perm(ab_hi, cd_hi, 0x7632);
 }
 
-/* stage_rows for bytes where k % 4 == 0 (so k is even: the stage is padded) and the strided rows lie a multiple of 16
- * bytes apart: work item 8 (g k / 4 +
- * r) + j is piece 8 g + j of rows 4 r .. 4 r + 3, which then cover the same long indices. A long index's 4 bytes of
- * those rows are one word of the stage, so a whole piece moves as 16 words and 4 x 4 byte transposes in registers,
- * where stage_rows moves each byte on its own (instruction-bound at k = 24 in Nsight Compute: "permute: staged skinny
- * kernel"). A warp takes 8 pieces (a line) of each of 16 rows; its words fall in 32 different banks where k is a
- * multiple of 16, else at most two to a bank where its rows wrap to the next 8 pieces. */
+/* stage_rows for bytes where k % 4 == 0 (so k is even: the stage is padded) and the strided rows lie a multiple of
+ * 16 bytes apart: work item 8 (g k / 4 + r) + j is piece 8 g + j of rows 4 r .. 4 r + 3, which then cover the same
+ * long indices. A long index's 4 bytes of those rows are one word of the stage, so a whole piece moves as 16 words
+ * and 4 x 4 byte transposes in registers, where stage_rows moves each byte on its own (instruction-bound at k = 24
+ * in Nsight Compute: "permute: staged skinny kernel"). A warp takes 8 pieces (a line) of each of 16 rows; its words
+ * fall in 32 different banks where k is a multiple of 16, else at most two to a bank where its rows wrap to the next
+ * 8 pieces. */
 template <bool LOAD>
 __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long long step, unsigned len, uint8_t *stage)
 {
