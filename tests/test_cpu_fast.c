@@ -211,16 +211,19 @@ int main(void)
         thread_counts(0);
         thread_counts(1540);
     }
-    /* The tall tiles of the lab row cpu-fast/long (cpu-fast takes short ones): the SIMD sets whose blocks they size, at
-     * the larger shapes, the ones with many tiles. */
-    variant = "cpu-fast/long";
-    for (size_t i = 1; i < sizeof isas / sizeof isas[0]; i++) {
-        setenv("XPOSE_CPU_ISA", isas[i], 1);
-        layout_grid(4);
-        special_shapes();
-        joined_lines();
-        thread_counts(0);
-        thread_counts(1540);
+    /* The tile heights of the lab rows (cpu-fast takes short ones on AMD cores, middle ones elsewhere): the SIMD sets
+     * whose blocks they size, at the larger shapes, the ones with many tiles. */
+    static const char *const labs[] = {"cpu-fast/long", "cpu-fast/short", "cpu-fast/mid"};
+    for (size_t l = 0; l < sizeof labs / sizeof labs[0]; l++) {
+        variant = labs[l];
+        for (size_t i = 1; i < sizeof isas / sizeof isas[0]; i++) {
+            setenv("XPOSE_CPU_ISA", isas[i], 1);
+            layout_grid(4);
+            special_shapes();
+            joined_lines();
+            thread_counts(0);
+            thread_counts(1540);
+        }
     }
     unsetenv("XPOSE_CPU_ISA");
     return t_finish("test_cpu_fast");

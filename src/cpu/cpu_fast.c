@@ -55,17 +55,31 @@ const xp_fast_isa *xp_fast_pick_isa(void)
     return &xp_fast_scalar;
 }
 
-/* Whether the tiles that store from registers (the region and joined-lines paths) are short (short_tile_rows): with
- * the SIMD kernels, where they measured faster on AMD and Intel cores alike, unless the lab row cpu-fast/long asks for
- * the tall ones (docs/tuning.md, "cpu-fast: short tiles"). */
-static int short_tiles(const xp_fast_isa *isa, int tiles) { return isa->width && tiles != XPF_TILES_LONG; }
-
-/* Short tiles: 16 source rows of 1- to 4-byte elements, 8 of 8- and 16-byte ones, and never fewer than one SIMD block's
- * rows nor than a destination line holds (the region path starts every tile but the first on a line, and the first
- * tile's staging assumes a tile at least a line tall; joined-lines tiles are whole lines tall). */
-static size_t short_tile_rows(size_t es, size_t block_rows)
+/* The height of the tiles that store from registers (the region and joined-lines paths, short_tile_rows): short on
+ * AMD cores, middle on others, where each measured faster than the other and than tall ones; the lab rows
+ * cpu-fast/short, /mid and /long pin one for the A/B on any machine; the scalar kernel has no blocks to size
+ * (docs/tuning.md, "cpu-fast: short tiles"). */
+static int tile_heights(const xp_fast_isa *isa, int tiles)
 {
-    size_t rows = es >= 8 ? 8 : 16;
+    if (!isa->width)
+        return XPF_TILES_LONG;
+    if (tiles != XPF_TILES_AUTO)
+        return tiles;
+#if XP_FAST_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd") ? XPF_TILES_SHORT : XPF_TILES_MID;
+#else
+    return XPF_TILES_MID;
+#endif
+}
+
+/* Short tiles: 16 source rows of 1- to 4-byte elements, 8 of 8- and 16-byte ones (middle ones: 32 and 16), and never
+ * fewer than one SIMD block's rows nor than a destination line holds (the region path starts every tile but the first
+ * on a line, and the first tile's staging assumes a tile at least a line tall; joined-lines tiles are whole lines
+ * tall). */
+static size_t short_tile_rows(size_t es, size_t block_rows, int heights)
+{
+    size_t rows = (es >= 8 ? 8 : 16) * (heights == XPF_TILES_MID ? 2 : 1);
     if (rows < block_rows)
         rows = block_rows;
     return rows * es < XPF_LINE ? XPF_LINE / es : rows;
@@ -802,6 +816,7 @@ static int stage_lines(const plan *p, const xp_call *c, size_t n)
 static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
 {
     const xp_shape *s = &c->s;
+    const int heights = tile_heights(isa, c->p0);
     p->ti = s->es <= 4 ? 64 : 32;
     if (p->staged && p->ti * s->es < 256) /* a staged tile's line of margin costs rows */
         p->ti = 256 / s->es;
@@ -815,14 +830,16 @@ static void plan_tiles(plan *p, const xp_call *c, const xp_fast_isa *isa)
         for (p->ti = XPF_BAND_TILE_BYTES / s->es;
              p->ti * s->es > XPF_BAND_BYTES && (s->rows + p->ti - 1) / p->ti * strips * s->batch < least;)
             p->ti /= 2;
-    } else if (p->lines) { /* short joined lines from 4-byte elements on only */
-        p->ti = s->es >= 4 && short_tiles(isa, c->p0) ? short_tile_rows(s->es, p->block_rows)
-                                                      : XPF_LINES_TILE_BYTES / s->es;
+    } else if (p->lines) { /* short joined lines from 4-byte elements on only, middle ones from 8 (4001^2 floats:
+                              * 32 rows ran at 56-71 % of the copy, 16 at 69-93) */
+        p->ti = s->es >= 4 && heights != XPF_TILES_LONG
+                    ? short_tile_rows(s->es, p->block_rows, s->es >= 8 ? heights : XPF_TILES_SHORT)
+                    : XPF_LINES_TILE_BYTES / s->es;
         if (s->es == 1) /* bands across the tile ("cpu-fast: 1-byte joined lines in bands") */
             p->tj = XPF_BAND_COLS;
     } else if (!p->staged) {
-        if (short_tiles(isa, c->p0))
-            p->ti = short_tile_rows(s->es, p->block_rows);
+        if (heights != XPF_TILES_LONG)
+            p->ti = short_tile_rows(s->es, p->block_rows, heights);
         p->lag = (p->ti - (-(uintptr_t)c->dst & (XPF_LINE - 1)) / s->es % p->ti) % p->ti;
     }
     plan_degenerate(p, c);

@@ -111,8 +111,8 @@ xp_fast_narrow_fn xp_fast_narrow_pick(const xp_fast_isa *isa, size_t es, size_t 
 typedef void (*xp_fast_wide_fn)(const unsigned char *src, size_t lds, size_t n, unsigned char *buf);
 xp_fast_wide_fn xp_fast_wide_pick(const xp_fast_isa *isa, size_t es, size_t rows);
 
-/* p0 of a cpu-fast row: the height of the tiles that store from registers (short_tiles in cpu_fast.c). */
-enum { XPF_TILES_AUTO = 0, XPF_TILES_LONG = 2 };
+/* p0 of a cpu-fast row: the height of the tiles that store from registers (tile_heights in cpu_fast.c). */
+enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2, XPF_TILES_MID = 3 };
 
 int xp_cpu_fast(const xp_call *c);
 /* The widest instruction set the CPU has, under XPOSE_CPU_ISA's cap: the kernels cpu-fast and the in-place
