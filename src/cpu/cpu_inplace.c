@@ -71,8 +71,8 @@ int xp_cpu_inplace_naive(xp_inplace_call *c)
 /* The buffer goes back in bands of 32 rows: a region kernel walks a whole column strip of its rows before the next
  * strip, and 1000 rows of lines left L1 between strips (docs/tuning.md, "cpu-inplace: small bands"). */
 #define XP_SMALL_BAND 32
-#define XP_SQUARE_TILE_BYTES (32 * 32 * 16) /* the largest square tile (square_tile) */
-#define XP_SQUARE_PAGE 4096                 /* byte pitches of whole pages: square_pair_staged */
+#define XP_SQUARE_TILE_BYTES (128 * 128 * 2) /* the largest square tile (square_tile) */
+#define XP_SQUARE_PAGE 4096                  /* byte pitches of whole pages: square_pair_staged */
 
 void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m, unsigned char *buf)
 {
@@ -83,9 +83,10 @@ void xp_cpu_inplace_small(size_t rows, size_t cols, size_t es, unsigned char *m,
         region(buf + i * cols * es, cols * es, rows - i < band ? rows - i : band, cols, m + i * es, rows * es);
 }
 
-/* Square tiles of 8-16 KiB: a pair and the thread's buffer stay in L1 and L2 while they are swapped (bytes: 128 a
- * side, which moved 8192^2 bytes in 18 % less time than 64 on the 2-core CI VM). */
-static size_t square_tile(size_t es) { return es == 1 ? 128 : es <= 4 ? 64 : 32; }
+/* Square tiles of 16-32 KiB, rows of 256 bytes (bytes: 128, c128: 512): a pair and the thread's buffer stay in L1 and
+ * L2 while they are swapped, and each row's run is long enough for the prefetchers (docs/tuning.md, "cpu-inplace:
+ * square tiles"). */
+static size_t square_tile(size_t es) { return es <= 2 ? 128 : es == 4 ? 64 : 32; }
 
 /* Read prefetches into L2 of the n bytes from p (an integer: the next pair may lie past the matrix). */
 static void ask_row(uintptr_t p, size_t n)
