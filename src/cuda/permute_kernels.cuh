@@ -311,6 +311,25 @@ __device__ __forceinline__ void quad_bytes(unsigned w[4])
     w[2] = __byte_perm(ab_hi, cd_hi, 0x5410), w[3] = __byte_perm(ab_hi, cd_hi, 0x7632);
 }
 
+/* The elements of a 16-byte piece of row c that lie in [0, end) (long indices from the segment's first; `first` is the
+ * piece's first element), one by one: the ends of a segment or a row, moved between the row and the stage. */
+template <int ES, bool LOAD, bool PAD>
+__device__ __forceinline__ void stage_piece_ends(const StageArgs &a, char *piece, long long first, long long end,
+                                                 unsigned c, typename XpElem<ES>::type *stage)
+{
+    typedef typename XpElem<ES>::type T;
+    for (int e = 0; e < 16 / ES; e++) {
+        const long long l = first + e;
+        if (l < 0 || l >= end)
+            continue;
+        T *st = stage + stage_at<ES, PAD>(a, (unsigned)l, c), *el = (T *)(piece + e * ES);
+        if (LOAD)
+            *st = *el;
+        else
+            *el = *st;
+    }
+}
+
 /* stage_rows for bytes where k % 4 == 0 (so k is even: the stage is padded) and the strided rows lie a multiple of
  * 16 bytes apart: work item 8 (g k / 4 + r) + j is piece 8 g + j of rows 4 r .. 4 r + 3, which then cover the same
  * long indices. A long index's 4 bytes of those rows are one word of the stage, so a whole piece moves as 16 words
@@ -369,17 +388,7 @@ __device__ __forceinline__ void stage_quads(const StageArgs &a, char *row, long 
             continue;
         }
         for (int j = 0; j < 4; j++) /* a segment's end: its elements only */
-            for (int e = 0; e < 16; e++) {
-                const long long l = first + e;
-                if (l < 0 || l >= (long long)len)
-                    continue;
-                uint8_t *st = stage + stage_at<1, true>(a, (unsigned)l, c + j);
-                char *at_row = piece + j * step + e;
-                if (LOAD)
-                    *st = *(const uint8_t *)at_row;
-                else
-                    *(uint8_t *)at_row = *st;
-            }
+            stage_piece_ends<1, LOAD, true>(a, piece + j * step, first, len, c + j, stage);
     }
 }
 
@@ -436,10 +445,11 @@ stage_rows(const StageArgs &a, char *row, long long step, unsigned len, unsigned
                 uint4 v;
                 T e[E];
             } u;
-            /* element e's place: k on from the last one's, and past the padding where a group of E begins (signed:
-             * with ENDS, a loaded piece may start up to E - 1 elements before the segment, in the group before it) */
+            /* element e's place: k on from the last one's, and past the padding where a group of E begins; the
+             * first's is stage_at's E elements on, less a group (signed: with ENDS, a loaded piece may start up to
+             * E - 1 elements before the segment, in the group before it) */
             const int f = (int)first;
-            int at = f * (int)k + (int)c + (PAD ? (f < 0 ? -E : f / E * E) : 0);
+            int at = (int)stage_at<ES, PAD>(a, (unsigned)(f + E), c) - E * ((int)k + (PAD ? 1 : 0));
             if (LOAD)
                 u.v = __ldg((const uint4 *)piece);
 #pragma unroll
@@ -454,15 +464,8 @@ stage_rows(const StageArgs &a, char *row, long long step, unsigned len, unsigned
                 *(uint4 *)piece = u.v;
             continue;
         }
-        for (int e = 0; e < E; e++) { /* a row's end (without ENDS, a segment's): its elements only */
-            const long long l = first + e;
-            if (l < 0 || l >= (LOAD ? (long long)len : tail))
-                continue;
-            if (LOAD)
-                stage[stage_at<ES, PAD>(a, (unsigned)l, c)] = *(const T *)(piece + e * ES);
-            else
-                *(T *)(piece + e * ES) = stage[stage_at<ES, PAD>(a, (unsigned)l, c)];
-        }
+        /* a row's end (without ENDS, a segment's): its elements only */
+        stage_piece_ends<ES, LOAD, PAD>(a, piece, first, LOAD ? (long long)len : tail, c, stage);
     }
 }
 
