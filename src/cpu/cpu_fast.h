@@ -115,6 +115,12 @@ xp_fast_wide_fn xp_fast_wide_pick(const xp_fast_isa *isa, size_t es, size_t rows
 enum { XPF_TILES_AUTO = 0, XPF_TILES_SHORT = 1, XPF_TILES_LONG = 2, XPF_TILES_MID = 3 };
 
 int xp_cpu_fast(const xp_call *c);
+/* Streaming-store copies (cpu_stream.c): n bytes, a multiple of XPF_LINE, to a line-aligned dst, in the widest set the
+ * CPU has under XPOSE_CPU_ISA's cap (NULL off x86); the stores are weakly ordered, so a thread fences
+ * (xp_stream_fence) before another may read them. */
+typedef void (*xp_stream_lines_fn)(unsigned char *dst, const unsigned char *src, size_t n);
+xp_stream_lines_fn xp_stream_lines_pick(void);
+void xp_stream_fence(void);
 /* The widest instruction set the CPU has, under XPOSE_CPU_ISA's cap: the kernels cpu-fast and the in-place
  * transposes run. */
 const xp_fast_isa *xp_fast_pick_isa(void);

@@ -95,11 +95,22 @@ static void ask_row(uintptr_t p, size_t n)
         __builtin_prefetch((const void *)(p + k), 0, 2);
 }
 
+/* A staged tile row copied back: with streaming stores where it is whole lines (the lines were read for the pair, but
+ * its 128 rows share a few L2 sets and left it, so ordinary stores read each line again: "cpu-inplace: staged byte
+ * pairs"). */
+static void copy_back(xp_stream_lines_fn lines, unsigned char *d, const unsigned char *s, size_t n)
+{
+    if (lines && ((uintptr_t)d | n) % XPF_LINE == 0)
+        lines(d, s, n);
+    else
+        memcpy(d, s, n);
+}
+
 /* Pair (I, J) through the thread's three buffers: both tiles copied out row by row (asking along the way for the next
  * pair's rows, a few lines each far apart, which the core's prefetchers do not guess), each transposed in the buffers
  * and copied back row by row into the other's place: the matrix is touched in whole tile rows only. */
 static void square_pair_staged(unsigned char *m, size_t n, size_t ld, size_t es, size_t t, size_t i0, size_t j0,
-                               xp_fast_region_fn region, unsigned char *buf)
+                               xp_fast_region_fn region, xp_stream_lines_fn lines, unsigned char *buf)
 {
     const size_t h = n - i0 < t ? n - i0 : t, w = n - j0 < t ? n - j0 : t;
     const size_t j1 = j0 + t, w1 = j1 < n ? (n - j1 < t ? n - j1 : t) : 0;
@@ -118,11 +129,11 @@ static void square_pair_staged(unsigned char *m, size_t n, size_t ld, size_t es,
     if (j0 != i0) {
         region(bb, h * es, w, h, bt, w * es); /* h x w, for a */
         for (size_t r = 0; r < h; r++)
-            memcpy(a + r * ld, bt + r * w * es, w * es);
+            copy_back(lines, a + r * ld, bt + r * w * es, w * es);
     }
     region(ba, w * es, h, w, bt, h * es); /* w x h, for b */
     for (size_t r = 0; r < w; r++)
-        memcpy(b + r * ld, bt + r * h * es, h * es);
+        copy_back(lines, b + r * ld, bt + r * h * es, h * es);
 }
 
 /* Swaps tile row I's pairs (I, J), J >= I, of one n x n matrix (rows ld bytes apart): tile (J, I) aside into buf, tile
@@ -134,9 +145,10 @@ static void square_row(unsigned char *m, size_t n, size_t ld, size_t es, size_t 
 {
     const size_t i0 = I * t, h = n - i0 < t ? n - i0 : t;
     const int staged = es == 1 && ld % XP_SQUARE_PAGE == 0;
+    const xp_stream_lines_fn lines = staged ? xp_stream_lines_pick() : NULL;
     for (size_t j0 = i0; j0 < n; j0 += t) {
         if (staged) {
-            square_pair_staged(m, n, ld, es, t, i0, j0, region, buf);
+            square_pair_staged(m, n, ld, es, t, i0, j0, region, lines, buf);
             continue;
         }
         const size_t w = n - j0 < t ? n - j0 : t;
@@ -147,6 +159,8 @@ static void square_row(unsigned char *m, size_t n, size_t ld, size_t es, size_t 
             region(a, ld, h, w, b, ld);
         region(buf, h * es, w, h, a, ld);
     }
+    if (lines)
+        xp_stream_fence(); /* the streaming stores seen before any later read, by this thread or another */
 }
 
 int xp_cpu_inplace_square(xp_inplace_call *c)

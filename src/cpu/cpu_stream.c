@@ -9,9 +9,6 @@
 
 #define XPS_CHUNK ((size_t)1 << 20) /* bytes per scheduled chunk, as cpu-memcpy's; a multiple of the line */
 
-/* Copies n bytes, a multiple of XPF_LINE, to a line-aligned dst with streaming stores. */
-typedef void (*xps_lines_fn)(unsigned char *dst, const unsigned char *src, size_t n);
-
 #if XP_FAST_X86
 static void lines_sse2(unsigned char *d, const unsigned char *s, size_t n)
 {
@@ -38,7 +35,7 @@ __attribute__((target("avx512f"))) static void lines_avx512(unsigned char *d, co
 
 /* The widest set the CPU has, capped by XPOSE_CPU_ISA=scalar|avx2|avx512 as cpu-fast's is (scalar: SSE2 here, the
  * x86-64 baseline, since a copy without streaming stores is cpu-memcpy's). */
-static xps_lines_fn pick_lines(void)
+xp_stream_lines_fn xp_stream_lines_pick(void)
 {
     int level = xp_cpu_isa_cap();
     __builtin_cpu_init();
@@ -51,7 +48,7 @@ static xps_lines_fn pick_lines(void)
 
 /* Copies [off, off + n) of the line-aligned body: whole lines streamed, the partial line at the end (the body's
  * last chunk only) with ordinary stores. */
-static void copy_chunk(xps_lines_fn lines, unsigned char *d, const unsigned char *s, size_t n)
+static void copy_chunk(xp_stream_lines_fn lines, unsigned char *d, const unsigned char *s, size_t n)
 {
     size_t whole = n & ~(size_t)(XPF_LINE - 1);
     lines(d, s, whole);
@@ -69,7 +66,7 @@ int xp_cpu_stream(const xp_call *c)
     head = head < bytes ? head : bytes;
     memcpy(dst, src, head);
     dst += head, src += head, bytes -= head;
-    xps_lines_fn lines = pick_lines();
+    xp_stream_lines_fn lines = xp_stream_lines_pick();
     long long chunks = (long long)((bytes + XPS_CHUNK - 1) / XPS_CHUNK);
     if (bytes < XP_CPU_SERIAL_BYTES) {
         copy_chunk(lines, dst, src, bytes);
@@ -87,7 +84,11 @@ int xp_cpu_stream(const xp_call *c)
     }
     return XPOSE_OK;
 }
+
+void xp_stream_fence(void) { _mm_sfence(); }
 #else
 /* No streaming stores to ask for portably: the copy is cpu-memcpy's. */
 int xp_cpu_stream(const xp_call *c) { return xp_cpu_memcpy(c); }
+xp_stream_lines_fn xp_stream_lines_pick(void) { return NULL; }
+void xp_stream_fence(void) {}
 #endif
