@@ -8,7 +8,9 @@
  * (asking for the line 256 bytes on, as cpu-fast's blocks do) and storing one line into each of 64 destination rows,
  * blocks across the source rows (reads) or down them (stores in order along destination rows); reads alone, stores
  * alone, both. "added" is the time of the two alone, summed: a row near it overlaps nothing. Last, reads alone of 16 or
- * 64 rows at a time, along whole rows or 1 KiB of them (a tile's width). */
+ * 64 rows at a time, along whole rows or 1 KiB of them (a tile's width); then the pattern of a band ring (AVX2's bands
+ * in cpu-fast, without the shuffles): R rows x W bytes a tile, read 16 rows at a time along W, each 16-byte piece
+ * stored into its column's slot of a ring in cache, then R bytes of each of the W destination rows streamed out. */
 #define _POSIX_C_SOURCE 199309L
 #include <emmintrin.h>
 #include <stdio.h>
@@ -102,6 +104,35 @@ static void row_reads(size_t r, size_t w)
     sink = _mm_cvtsi128_si32(acc);
 }
 
+static unsigned char *RING;
+#define RING_BYTES ((size_t)4 << 20)
+
+/* A band ring's traffic: tiles of r source rows by w bytes; a column's slot holds its r bytes (256 more apart, as
+ * cpu-fast's, so the slots do not share cache sets). */
+static void ring(size_t r, size_t w)
+{
+    const size_t slot = r + 256;
+    for (size_t jb = 0; jb < N; jb += w)
+        for (size_t i0 = 0; i0 < N; i0 += r) {
+            for (size_t s0 = 0; s0 < r; s0 += 16)
+                for (size_t j = 0; j < w; j += 64)
+                    for (size_t k = 0; k < 16; k++) {
+                        const __m128i *q = (const __m128i *)(A + (i0 + s0 + k) * N + jb + j);
+                        __builtin_prefetch((const unsigned char *)q + AHEAD, 0, 2);
+                        for (size_t p = 0; p < 4; p++) /* 16 columns' piece: a 16 x 16 transpose's output */
+                            _mm_store_si128((__m128i *)(RING + (j + 16 * p + k) * slot + s0), _mm_load_si128(q + p));
+                    }
+            for (size_t c = 0; c < w; c++)
+                for (size_t l = 0; l < r; l += 64) {
+                    const __m128i *q = (const __m128i *)(RING + c * slot + l);
+                    __m128i *d = (__m128i *)(B + (jb + c) * N + i0 + l);
+                    for (int p = 0; p < 4; p++)
+                        _mm_stream_si128(d + p, _mm_load_si128(q + p));
+                }
+        }
+    _mm_sfence();
+}
+
 static int cmp(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -122,6 +153,8 @@ static double timed(int what)
         case 10: row_reads(64, N); break;
         case 11: row_reads(16, 1024); break;
         case 12: row_reads(64, 1024); break;
+        case 13: ring(64, 4096); break;
+        case 14: ring(256, 1024); break;
         default: blocks((what - 3) % 3 != 1, (what - 3) % 3 != 0, what >= 6); break;
         }
         t[r] = now() - t0;
@@ -139,11 +172,12 @@ int main(int argc, char **argv)
         return 2;
     }
     A = aligned_alloc(4096, N * N), B = aligned_alloc(4096, N * N), F = malloc(FLUSH);
-    if (!A || !B || !F) {
+    RING = aligned_alloc(4096, RING_BYTES);
+    if (!A || !B || !F || !RING) {
         fprintf(stderr, "cpu_patterns: out of memory\n");
         return 1;
     }
-    memset(A, 1, N * N), memset(B, 2, N * N), memset(F, 3, FLUSH);
+    memset(A, 1, N * N), memset(B, 2, N * N), memset(F, 3, FLUSH), memset(RING, 4, RING_BYTES);
     static const char *const names[] = {"reads in order",
                                         "streaming stores in order",
                                         "copy (both)",
@@ -156,11 +190,13 @@ int main(int argc, char **argv)
                                         "reads, 16 rows, whole rows",
                                         "reads, 64 rows, whole rows",
                                         "reads, 16 rows, 1 KiB",
-                                        "reads, 64 rows, 1 KiB"};
-    double ms[13];
+                                        "reads, 64 rows, 1 KiB",
+                                        "band ring, 64 x 4096",
+                                        "band ring, 256 x 1024"};
+    double ms[15];
     printf("%zu x %zu bytes, one thread, cold, median of 5\n%-28s %9s %8s %8s\n", N, N, "pattern", "ms", "GB/s",
            "added");
-    for (int w = 0; w < 13; w++) {
+    for (int w = 0; w < 15; w++) {
         ms[w] = timed(w);
         const int both = w == 2 || w == 5 || w == 8;
         printf("%-28s %9.2f %8.1f", names[w], ms[w], (double)N * N / ms[w] / 1e6);
@@ -168,6 +204,6 @@ int main(int argc, char **argv)
             printf(" %7.0f%%", 100 * ms[w] / (ms[w - 2] + ms[w - 1]));
         printf("\n");
     }
-    free(A), free(B), free(F);
+    free(A), free(B), free(F), free(RING);
     return 0;
 }
