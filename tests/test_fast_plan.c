@@ -111,7 +111,7 @@ static void check_consistent(const xp_call *c, const xp_fast_facts *d, const xp_
     if (p->path == XP_FAST_PATH_NARROW) {
         const int byte_rows = s->es == 1 && s->rows < s->cols && s->rows % 16 == 0 && s->rows >= 48;
         CHECK(!xp_shape_is_copy(s) && (c->p1 & XP_FAST_AUTO_TILES) && !byte_rows &&
-                  (s->rows * s->es <= XP_PERM_STAGE_MAX_BYTES || s->cols * s->es <= XP_PERM_STAGE_MAX_BYTES ||
+                  (xp_perm_stage_side(s->rows, s->cols, s->es) || xp_perm_stage_side(s->cols, s->rows, s->es) ||
                    s->rows <= XP_PERM_SKINNY_MAX || s->cols <= XP_PERM_SKINNY_MAX),
               "%s: narrow, %zu x %zu of %zu bytes", what, s->rows, s->cols, s->es);
         return;

@@ -101,24 +101,27 @@ static void narrow_sides(void)
     check_es_cases(cases, sizeof cases / sizeof cases[0], 970, "narrow sides");
 }
 
-/* Sides of at most XP_PERM_STAGE_MAX_BYTES (64) bytes that the skinny path does not take (rows off 16 bytes, or more
- * than 8 elements), which go through the permutation kernels' staged skinny path: both ways, 3 to 64 bytes a side of
- * every element size (bytes on both sides of 32, where grouped items end), segments cut short, batches, a source
- * sub-matrix, bytes of k % 4 == 0 with rows 16 bytes apart (4 rows a thread, stage_quads), and (with_huge) a long
- * side past the permutation's 2^30 that runs in pieces. */
+/* Sides that xp_perm_stage_side takes and the skinny path does not (rows off 16 bytes, or more than 8 elements), which
+ * go through the permutation kernels' staged skinny path: both ways, 3 to 64 bytes a side of every element size and
+ * up to 124 of 2- to 16-byte ones (sides of 144-254 bytes beside them, which tiles take; bytes on both sides of 32,
+ * where grouped items end), segments cut short, batches, a source sub-matrix, bytes of k % 4 == 0 with rows 16 bytes
+ * apart (4 rows a thread, stage_quads), and (with_huge) a long side past the permutation's 2^30 that runs in pieces. */
 static void staged_sides(int with_huge)
 {
     static const es_case cases[] = {
-        {9, 40003, 1, 0, 1}, {40003, 9, 1, 0, 1},   {16, 30001, 1, 0, 2},   {30001, 16, 1, 0, 1},
-        {63, 5001, 1, 0, 1}, {5001, 63, 1, 0, 1},   {24, 7777, 1, 7780, 1}, {3, 50001, 1, 0, 1},
-        {50001, 3, 1, 0, 1}, {7, 20003, 1, 0, 3},   {20003, 5, 1, 0, 1},    {31, 9001, 2, 0, 1},
-        {9001, 31, 2, 0, 2}, {12, 10001, 4, 0, 1},  {10001, 16, 4, 0, 1},   {5, 12345, 8, 0, 1},
-        {12345, 8, 8, 0, 1}, {3, 7001, 16, 0, 2},   {7001, 4, 16, 0, 1},    {64, 4099, 1, 0, 1},
-        {4099, 64, 1, 0, 1}, {2, 1000003, 1, 0, 1}, {1000003, 6, 2, 0, 1},  {7001, 32, 1, 0, 1},
-        {4001, 33, 1, 0, 2}, {33, 4001, 1, 0, 1},   {32, 7003, 1, 0, 1},    {32, 8192, 1, 0, 2},
-        {4096, 24, 1, 0, 1}, {24, 4096, 1, 0, 2},   {3136, 64, 1, 0, 3},    {12, 8000, 1, 0, 1},
-        {8000, 12, 1, 0, 1}, {2048, 48, 1, 0, 1},   {16, 4160, 1, 0, 1},    {24, 7777, 1, 7792, 1},
-        {4000, 20, 1, 0, 2},
+        {9, 40003, 1, 0, 1}, {40003, 9, 1, 0, 1},    {16, 30001, 1, 0, 2},   {30001, 16, 1, 0, 1},
+        {63, 5001, 1, 0, 1}, {5001, 63, 1, 0, 1},    {24, 7777, 1, 7780, 1}, {3, 50001, 1, 0, 1},
+        {50001, 3, 1, 0, 1}, {7, 20003, 1, 0, 3},    {20003, 5, 1, 0, 1},    {31, 9001, 2, 0, 1},
+        {9001, 31, 2, 0, 2}, {12, 10001, 4, 0, 1},   {10001, 16, 4, 0, 1},   {5, 12345, 8, 0, 1},
+        {12345, 8, 8, 0, 1}, {3, 7001, 16, 0, 2},    {7001, 4, 16, 0, 1},    {64, 4099, 1, 0, 1},
+        {4099, 64, 1, 0, 1}, {2, 1000003, 1, 0, 1},  {1000003, 6, 2, 0, 1},  {7001, 32, 1, 0, 1},
+        {4001, 33, 1, 0, 2}, {33, 4001, 1, 0, 1},    {32, 7003, 1, 0, 1},    {32, 8192, 1, 0, 2},
+        {4096, 24, 1, 0, 1}, {24, 4096, 1, 0, 2},    {3136, 64, 1, 0, 3},    {12, 8000, 1, 0, 1},
+        {8000, 12, 1, 0, 1}, {2048, 48, 1, 0, 1},    {16, 4160, 1, 0, 1},    {24, 7777, 1, 7792, 1},
+        {4000, 20, 1, 0, 2}, {24, 7001, 4, 0, 1},    {7001, 24, 4, 0, 2},    {63, 4099, 4, 0, 1},
+        {4099, 63, 4, 0, 1}, {40, 3001, 4, 0, 2},    {31, 5003, 8, 0, 1},    {5003, 12, 8, 0, 1},
+        {9, 4001, 16, 0, 1}, {12, 3001, 16, 0, 2},   {127, 3001, 2, 0, 1},   {3001, 33, 2, 0, 1},
+        {96, 2049, 2, 0, 1}, {24, 7001, 4, 7010, 1},
     };
     check_es_cases(cases, sizeof cases / sizeof cases[0], 1170, "staged sides");
     if (with_huge) {

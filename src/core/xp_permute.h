@@ -14,6 +14,14 @@ extern "C" {
 /* The longest small side, in bytes, its staged form takes (rows off 16 bytes, or more than XP_PERM_SKINNY_MAX
  * elements: "permute: staged skinny kernel"); `fast` hands such calls to it too. */
 #define XP_PERM_STAGE_MAX_BYTES 64
+/* Whether the staged form takes a small side of k elements of es bytes beside a long side of n: bytes up to
+ * XP_PERM_STAGE_MAX_BYTES; wider elements up to 64 bytes, and under 128 where n makes at least 1024 long indices (tiles
+ * of 32 floats fill part of their columns; a few dozen long indices leave the stage's segments short: "permute: staged
+ * skinny kernel"). */
+static inline int xp_perm_stage_side(size_t k, size_t n, size_t es)
+{
+    return k * es <= XP_PERM_STAGE_MAX_BYTES || (es > 1 && k * es < 128 && n >= 1024);
+}
 /* The longest small side of bytes whose staged form moves 4 rows a thread (k % 4 == 0, strided rows on 16 bytes): at 64
  * that lost to a row's bytes one at a time ("permute: staged skinny kernel"). */
 #define XP_PERM_QUAD_MAX 48

@@ -329,14 +329,14 @@ int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p)
     p->blocks_per_sm = XP_FAST_BLOCKS;
     if (plan_copy(c, p))
         return XPOSE_OK;
-    /* A side of at most XP_PERM_SKINNY_MAX elements (pairs of doubles, 5 floats) or XP_PERM_STAGE_MAX_BYTES bytes
-     * (3 to 64 channels of bytes, 16 floats): tiles would read it a few elements a thread, at 10-65 % of a copy; the
-     * permutation kernels keep the short side in registers or stage it ("fast: narrow matrices"). But 48 or 64 rows
-     * of bytes in whole 16-byte pieces fill the byte tiles' rows, which then ran faster (48: 62 % of a copy against
-     * 47). */
+    /* A side of at most XP_PERM_SKINNY_MAX elements (pairs of doubles, 5 floats) or one xp_perm_stage_side takes
+     * (3 to 64 channels of bytes, up to 31 floats): tiles would read it a few elements a thread, at 10-65 % of a
+     * copy; the permutation kernels keep the short side in registers or stage it ("fast: narrow matrices"). But 48
+     * or 64 rows of bytes in whole 16-byte pieces fill the byte tiles' rows, which then ran faster (48: 62 % of a
+     * copy against 47). */
     const int byte_rows = es == 1 && s->rows < s->cols && s->rows % 16 == 0 && s->rows >= 48;
     if ((c->p1 & XP_FAST_AUTO_TILES) && !byte_rows &&
-        (s->rows * es <= XP_PERM_STAGE_MAX_BYTES || s->cols * es <= XP_PERM_STAGE_MAX_BYTES ||
+        (xp_perm_stage_side(s->rows, s->cols, es) || xp_perm_stage_side(s->cols, s->rows, es) ||
          s->rows <= XP_PERM_SKINNY_MAX || s->cols <= XP_PERM_SKINNY_MAX)) {
         plan_path(p, XP_FAST_PATH_NARROW, "fast: narrow matrices");
         return XPOSE_OK;

@@ -310,8 +310,8 @@ static bool plan_skinny(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
     return true;
 }
 
-/* The staged skinny kernel, where the skinny kernel does not apply: one side's fastest extent k of at most
- * XP_PERM_STAGE_MAX_BYTES bytes, continued there by the other side's fastest dimension b (or a), unit strides, the
+/* The staged skinny kernel, where the skinny kernel does not apply: one side's fastest extent k that
+ * xp_perm_stage_side takes, continued there by the other side's fastest dimension b (or a), unit strides, the
  * contiguous side's address and other strides on 16 bytes; the strided side's rows may lie anywhere. Returns whether
  * it applies. */
 static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
@@ -322,9 +322,9 @@ static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
         return false;
     int not_ab[XPOSE_MAX_RANK] = {0};
     not_ab[a] = not_ab[b] = 1;
-    const bool contig_src = p->ext[a] * p->es <= XP_PERM_STAGE_MAX_BYTES && p->ss[b] == (int64_t)p->ext[a] &&
+    const bool contig_src = xp_perm_stage_side(p->ext[a], p->ext[b], p->es) && p->ss[b] == (int64_t)p->ext[a] &&
                             strides_on(p, not_ab, -1, true, src, 16);
-    const bool contig_dst = !contig_src && p->ext[b] * p->es <= XP_PERM_STAGE_MAX_BYTES &&
+    const bool contig_dst = !contig_src && xp_perm_stage_side(p->ext[b], p->ext[a], p->es) &&
                             p->ds[a] == (int64_t)p->ext[b] && strides_on(p, not_ab, -1, false, dst, 16);
     if (!contig_src && !contig_dst)
         return false;
