@@ -103,9 +103,10 @@ static void narrow_sides(void)
 
 /* Sides that xp_perm_stage_side takes and the skinny path does not (rows off 16 bytes, or more than 8 elements), which
  * go through the permutation kernels' staged skinny path: both ways, 3 to 64 bytes a side of every element size and
- * up to 124 of 2- to 16-byte ones (sides of 144-254 bytes beside them, which tiles take; bytes on both sides of 32,
- * where grouped items end), segments cut short, batches, a source sub-matrix, bytes of k % 4 == 0 with rows 16 bytes
- * apart (4 rows a thread, stage_quads), and (with_huge) a long side past the permutation's 2^30 that runs in pieces. */
+ * up to 124 of 2- to 16-byte ones beside 1024 or more (beside them sides of 144-254 bytes, and 124 beside 1000, which
+ * tiles take; bytes on both sides of 32, where grouped items end), segments cut short, batches, a source sub-matrix,
+ * bytes of k % 4 == 0 with rows 16 bytes apart (4 rows a thread, stage_quads), and (with_huge) a long side past the
+ * permutation's 2^30 that runs in pieces. */
 static void staged_sides(int with_huge)
 {
     static const es_case cases[] = {
@@ -121,7 +122,8 @@ static void staged_sides(int with_huge)
         {4000, 20, 1, 0, 2}, {24, 7001, 4, 0, 1},    {7001, 24, 4, 0, 2},    {63, 4099, 4, 0, 1},
         {4099, 63, 4, 0, 1}, {40, 3001, 4, 0, 2},    {31, 5003, 8, 0, 1},    {5003, 12, 8, 0, 1},
         {9, 4001, 16, 0, 1}, {12, 3001, 16, 0, 2},   {127, 3001, 2, 0, 1},   {3001, 33, 2, 0, 1},
-        {96, 2049, 2, 0, 1}, {24, 7001, 4, 7010, 1},
+        {96, 2049, 2, 0, 1}, {24, 7001, 4, 7010, 1}, {31, 9001, 4, 0, 1},    {9001, 31, 4, 0, 2},
+        {63, 6007, 2, 0, 1}, {15, 8009, 8, 0, 1},    {31, 1000, 4, 0, 1},
     };
     check_es_cases(cases, sizeof cases / sizeof cases[0], 1170, "staged sides");
     if (with_huge) {
