@@ -110,9 +110,11 @@ static void check_consistent(const xp_call *c, const xp_fast_facts *d, const xp_
     const xp_shape *s = &c->s;
     if (p->path == XP_FAST_PATH_NARROW) {
         const int byte_rows = s->es == 1 && s->rows < s->cols && s->rows % 16 == 0 && s->rows >= 48;
+        const size_t bytes = s->rows * s->cols * s->batch * s->es;
         CHECK(!xp_shape_is_copy(s) && (c->p1 & XP_FAST_AUTO_TILES) && !byte_rows &&
-                  (xp_perm_stage_side(s->rows, s->cols, s->es) || xp_perm_stage_side(s->cols, s->rows, s->es) ||
-                   s->rows <= XP_PERM_SKINNY_MAX || s->cols <= XP_PERM_SKINNY_MAX),
+                  (xp_perm_stage_side(s->rows, s->cols, s->es, 1, bytes) ||
+                   xp_perm_stage_side(s->cols, s->rows, s->es, 0, bytes) || s->rows <= XP_PERM_SKINNY_MAX ||
+                   s->cols <= XP_PERM_SKINNY_MAX),
               "%s: narrow, %zu x %zu of %zu bytes", what, s->rows, s->cols, s->es);
         return;
     }
@@ -147,12 +149,42 @@ static size_t rnd(size_t n)
     return (size_t)(rng % n);
 }
 
+/* xp_perm_stage_side at its bounds ("permute: staged skinny kernel", "permute: staged wide sides"): each side just in
+ * and just out, both ways, under and at XP_PERM_STAGE_WIDE_MIN_BYTES, and beside 1023 and 1024 long indices. */
+static void stage_sides(void)
+{
+    const size_t big = XP_PERM_STAGE_WIDE_MIN_BYTES, N = 1000000;
+    static const struct {
+        size_t k, n, es;
+        int to_dst, small, want;
+    } cases[] = {
+        {64, 10, 1, 1, 1, 1},   {64, 10, 1, 0, 1, 1},    {16, 3, 4, 1, 1, 1},    {17, 1023, 4, 1, 1, 0},
+        {17, 1024, 4, 1, 1, 1}, {31, 1024, 4, 0, 1, 1},  {32, N, 4, 1, 0, 0},    {65, N, 1, 1, 1, 0},
+        {65, N, 1, 1, 0, 1},    {128, N, 1, 1, 0, 0},    {319, N, 1, 1, 0, 1},   {320, N, 1, 1, 0, 0},
+        {127, N, 1, 0, 0, 1},   {129, N, 1, 0, 0, 0},    {65, 1023, 1, 0, 0, 0}, {135, N, 4, 1, 0, 1},
+        {135, N, 4, 1, 1, 0},   {136, N, 4, 1, 0, 0},    {128, N, 4, 1, 0, 0},   {38, N, 4, 0, 0, 1},
+        {39, N, 4, 0, 0, 0},    {64, N, 4, 0, 0, 0},     {65, N, 4, 0, 0, 1},    {76, N, 4, 0, 0, 1},
+        {77, N, 4, 0, 0, 0},    {65, N, 4, 0, 1, 0},     {19, N, 8, 0, 0, 1},    {20, N, 8, 0, 0, 0},
+        {67, N, 8, 1, 0, 1},    {68, N, 8, 1, 0, 0},     {16, N, 16, 1, 0, 0},   {9, N, 16, 1, 0, 1},
+        {33, N, 16, 1, 0, 1},   {34, N, 16, 1, 0, 0},    {9, N, 16, 0, 0, 1},    {17, N, 16, 0, 0, 1},
+        {24, N, 16, 0, 0, 0},   {153, N, 2, 0, 0, 1},    {154, N, 2, 0, 0, 0},   {271, N, 2, 1, 0, 1},
+        {272, N, 2, 1, 0, 0},   {129, 1023, 2, 1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const size_t bytes = cases[i].small ? big - 1 : big;
+        CHECK(xp_perm_stage_side(cases[i].k, cases[i].n, cases[i].es, cases[i].to_dst, bytes) == cases[i].want,
+              "stage side %zu x %zu bytes beside %zu, %s, %zu bytes: want %d", cases[i].k, cases[i].es, cases[i].n,
+              cases[i].to_dst ? "into destination rows" : "from source rows", bytes, cases[i].want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--print") == 0) {
         print_table();
         return 0;
     }
+    stage_sides();
     CHECK(xp_fast_card_count == NCARDS, "%zu cards, the table has %d columns: regenerate it (--print)",
           xp_fast_card_count, (int)NCARDS);
     for (size_t i = 0; i < NCALLS; i++)

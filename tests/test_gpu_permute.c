@@ -369,6 +369,33 @@ static void quad_shapes(void)
     CHECK(ran_quads - before == want, "quads: %d plans took 4 rows a thread, %d expected", ran_quads - before, want);
 }
 
+/* Sides past 127 bytes on the staged kernel (xp_perm_stage_side) in batches of 32 MiB or more (members on 16 bytes, as
+ * the kernel asks): NCHW <-> NHWC with 65 float channels both ways (into destination rows, and from source rows whose
+ * tile segments would be half full), 9 c128 into destination rows; and the same channels in a call under 32 MiB, which
+ * tiles take. */
+static void wide_shapes(void)
+{
+    static const struct {
+        size_t es, ext[3];
+        int staged;
+    } cases[] = {
+        {4, {4, 65, 32772}, 1},
+        {4, {4, 32772, 65}, 1},
+        {16, {3, 9, 250007}, 1},
+        {4, {2, 65, 3001}, 0},
+    };
+    const int inner[3] = {0, 2, 1};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        xp_perm p;
+        char plan[256], name[64];
+        make_perm(&p, cases[i].es, 3, cases[i].ext, inner, NULL, NULL);
+        snprintf(name, sizeof name, "wide side, case %zu", i);
+        if (check_perm(name, &p, 3700 + (unsigned)i, 0, 0, plan, sizeof plan))
+            CHECK((strstr(plan, "staged skinny") != NULL) == cases[i].staged, "%s: plan %s, staged expected: %d", name,
+                  plan, cases[i].staged);
+    }
+}
+
 /* The benchmark suite (issue 36, `xpose bench --preset permute`), every case at full size, through the kernels (the
  * cases that reduce to a batched transpose included, which the planner gives `fast`). The 4- to 16-byte cases that
  * do not move runs must take 16-byte vectors. */
@@ -484,6 +511,7 @@ int main(int argc, char **argv)
     kernel_shapes();
     skinny_shapes();
     quad_shapes();
+    wide_shapes();
     random_requests(quick ? 60 : 400, 1 << 18, 77);
     if (!quick)
         random_requests(40, 1 << 22, 78);

@@ -103,7 +103,7 @@ static void narrow_sides(void)
 
 /* Sides that xp_perm_stage_side takes and the skinny path does not (rows off 16 bytes, or more than 8 elements), which
  * go through the permutation kernels' staged skinny path: both ways, 3 to 64 bytes a side of every element size and
- * up to 124 of 2- to 16-byte ones beside 1024 or more (beside them sides of 144-254 bytes, and 124 beside 1000, which
+ * up to 126 bytes of 2- to 16-byte ones beside 1024 or more (wider ones: staged_wide_sides; 124 beside 1000, which
  * tiles take; bytes on both sides of 32, where grouped items end), segments cut short, batches, a source sub-matrix,
  * bytes of k % 4 == 0 with rows 16 bytes apart (4 rows a thread, stage_quads), and (with_huge) a long side past the
  * permutation's 2^30 that runs in pieces. */
@@ -130,6 +130,27 @@ static void staged_sides(int with_huge)
         const es_case huge = {3, ((size_t)1 << 30) + 77, 1, 0, 1};
         check_es_cases(&huge, 1, 1199, "staged sides, past 2^30");
     }
+}
+
+/* The staged path's wider sides (xp_perm_stage_side), in calls of 32 MiB (XP_PERM_STAGE_WIDE_MIN_BYTES) and a bit
+ * more: into destination rows of 65-319 bytes of bytes and 129-543 of wider elements, from source rows of 65-127 bytes
+ * of bytes and 129-153 or 257-307 of wider ones, each beside the first side past its bound or a multiple of 128 bytes
+ * (tiles); a batch (of two 16 MiB matrices) and source sub-matrices; and under 32 MiB or beside under 1024 (tiles). */
+static void staged_wide_sides(void)
+{
+    static const es_case cases[] = {
+        {65, 516226, 1, 0, 1},   {127, 264212, 1, 0, 1}, {129, 260115, 1, 0, 1}, {319, 105190, 1, 0, 1},
+        {320, 104861, 1, 0, 1},  {300, 55926, 1, 0, 2},  {516226, 65, 1, 0, 1},  {264212, 127, 1, 0, 1},
+        {260115, 129, 1, 0, 1},  {129, 130059, 2, 0, 1}, {271, 61912, 2, 0, 1},  {272, 61684, 2, 0, 1},
+        {130059, 129, 2, 0, 1},  {109659, 153, 2, 0, 1}, {108946, 154, 2, 0, 1}, {220756, 76, 2, 0, 1},
+        {217889, 77, 2, 0, 1},   {135, 62141, 4, 0, 1},  {136, 61684, 4, 0, 1},  {100, 83890, 4, 83898, 1},
+        {129059, 65, 4, 0, 1},   {55926, 75, 4, 0, 2},   {226723, 37, 4, 0, 1},  {33, 127104, 8, 0, 1},
+        {67, 62605, 8, 0, 1},    {68, 61684, 8, 0, 1},   {127104, 33, 8, 0, 1},  {110378, 19, 8, 0, 2},
+        {33, 63554, 16, 0, 1},   {17, 123365, 16, 0, 1}, {123365, 17, 16, 0, 1}, {233020, 9, 16, 0, 1},
+        {110380, 19, 16, 22, 1}, {65, 4001, 1, 0, 1},    {135, 1200, 4, 0, 1},   {135, 1000, 4, 0, 1},
+        {2000, 17, 16, 0, 1},
+    };
+    check_es_cases(cases, sizeof cases / sizeof cases[0], 1300, "staged wide sides");
 }
 
 /* 4- and 16-byte calls of one matrix of whole FastTile tiles that fit one wave take the split-store kernel at some
@@ -354,8 +375,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (!only || !strncmp("fast", only, strlen(only)))
-        interleaved_walks(), dense_tiles(), narrow_sides(), staged_sides(with_huge), split_tiles(), sector_rows(),
-            wide_tiles(), byte_clusters(with_huge), sync_clusters(), shift_tiles(), skew_strides();
+        interleaved_walks(), dense_tiles(), narrow_sides(), staged_sides(with_huge), staged_wide_sides(), split_tiles(),
+            sector_rows(), wide_tiles(), byte_clusters(with_huge), sync_clusters(), shift_tiles(), skew_strides();
     /* The production dispatcher must find device pointers on its own (AUTO). */
     for (size_t e = 0; e < 5; e++) {
         xpose_layout l = {1001, 999, elem_sizes[e], 1003, 0, 3, 0, 0};

@@ -11,16 +11,33 @@ extern "C" {
 /* The largest small extent the CUDA permutation kernels' skinny path takes (permute.cu, docs/tuning.md, "permute:
  * skinny kernel"); `fast` hands calls with a side this short to it (fast_plan.c, "fast: narrow matrices"). */
 #define XP_PERM_SKINNY_MAX 8
-/* The longest small side, in bytes, its staged form takes (rows off 16 bytes, or more than XP_PERM_SKINNY_MAX
- * elements: "permute: staged skinny kernel"); `fast` hands such calls to it too. */
+/* The longest small side, in bytes, its staged form takes everywhere (rows off 16 bytes, or more than
+ * XP_PERM_SKINNY_MAX elements: "permute: staged skinny kernel"); `fast` hands such calls to it too. */
 #define XP_PERM_STAGE_MAX_BYTES 64
-/* Whether the staged form takes a small side of k elements of es bytes beside a long side of n: bytes up to
- * XP_PERM_STAGE_MAX_BYTES; wider elements up to 64 bytes, and under 128 where n makes at least 1024 long indices (tiles
- * of 32 floats fill part of their columns; a few dozen long indices leave the stage's segments short: "permute: staged
- * skinny kernel"). */
-static inline int xp_perm_stage_side(size_t k, size_t n, size_t es)
+/* Sides past 127 bytes (bytes: past 64) take the staged form only in calls of at least this many bytes: in smaller
+ * ones, which the H200's 50 MB L2 partly holds, tiles ran as fast or faster ("permute: staged wide sides"). */
+#define XP_PERM_STAGE_WIDE_MIN_BYTES ((size_t)32 << 20)
+/* Whether the staged form takes a small side of k elements of es bytes beside a long side of n, in a call of `bytes`
+ * bytes; to_dst: the small side is the destination's fastest dimension (k source rows, a (k, N) transpose), else the
+ * source's ((N, k)). Past XP_PERM_STAGE_MAX_BYTES only where n makes 1024 long indices or more (a few dozen leave the
+ * stage's segments short), and never for whole 128-byte lines, which tiles fill. Tiles' rows are otherwise partial
+ * vectors or partly empty ("permute: staged skinny kernel", "permute: staged wide sides"): 2- to 16-byte elements
+ * under 128 bytes; past that, in large calls, destination rows under 544 bytes (bytes: 320), and source rows that
+ * would leave tiles' 256-byte segments under 3/5 full (bytes: under 128). */
+static inline int xp_perm_stage_side(size_t k, size_t n, size_t es, int to_dst, size_t bytes)
 {
-    return k * es <= XP_PERM_STAGE_MAX_BYTES || (es > 1 && k * es < 128 && n >= 1024);
+    const size_t kb = k * es;
+    if (kb <= XP_PERM_STAGE_MAX_BYTES)
+        return 1;
+    if (n < 1024 || kb % 128 == 0)
+        return 0;
+    if (es > 1 && kb < 128)
+        return 1;
+    if (bytes < XP_PERM_STAGE_WIDE_MIN_BYTES)
+        return 0;
+    if (to_dst)
+        return kb < (es == 1 ? 320 : 544);
+    return 5 * kb < 3 * 256 * ((kb + 255) / 256) && (es > 1 || kb < 128);
 }
 /* The longest small side of bytes whose staged form moves 4 rows a thread (k % 4 == 0, strided rows on 16 bytes): at 64
  * that lost to a row's bytes one at a time ("permute: staged skinny kernel"). */

@@ -330,13 +330,15 @@ int xp_fast_plan_make(const xp_call *c, const xp_fast_facts *d, xp_fast_plan *p)
     if (plan_copy(c, p))
         return XPOSE_OK;
     /* A side of at most XP_PERM_SKINNY_MAX elements (pairs of doubles, 5 floats) or one xp_perm_stage_side takes
-     * (3 to 64 channels of bytes, up to 31 floats): tiles would read it a few elements a thread, at 10-65 % of a
-     * copy; the permutation kernels keep the short side in registers or stage it ("fast: narrow matrices"). But 48
+     * (3 to 64 channels of bytes, up to 31 floats; in large calls up to 135 floats into destination rows): tiles
+     * would read it a few elements a thread or fill part of their rows, at 10-80 % of a copy; the permutation kernels
+     * keep the short side in registers or stage it ("fast: narrow matrices", "permute: staged wide sides"). But 48
      * or 64 rows of bytes in whole 16-byte pieces fill the byte tiles' rows, which then ran faster (48: 62 % of a
      * copy against 47). */
     const int byte_rows = es == 1 && s->rows < s->cols && s->rows % 16 == 0 && s->rows >= 48;
+    const size_t bytes = s->rows * s->cols * s->batch * es;
     if ((c->p1 & XP_FAST_AUTO_TILES) && !byte_rows &&
-        (xp_perm_stage_side(s->rows, s->cols, es) || xp_perm_stage_side(s->cols, s->rows, es) ||
+        (xp_perm_stage_side(s->rows, s->cols, es, 1, bytes) || xp_perm_stage_side(s->cols, s->rows, es, 0, bytes) ||
          s->rows <= XP_PERM_SKINNY_MAX || s->cols <= XP_PERM_SKINNY_MAX)) {
         plan_path(p, XP_FAST_PATH_NARROW, "fast: narrow matrices");
         return XPOSE_OK;

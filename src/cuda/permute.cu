@@ -322,9 +322,10 @@ static bool plan_stage(PermPlan *pl, int a, uintptr_t src, uintptr_t dst)
         return false;
     int not_ab[XPOSE_MAX_RANK] = {0};
     not_ab[a] = not_ab[b] = 1;
-    const bool contig_src = xp_perm_stage_side(p->ext[a], p->ext[b], p->es) && p->ss[b] == (int64_t)p->ext[a] &&
-                            strides_on(p, not_ab, -1, true, src, 16);
-    const bool contig_dst = !contig_src && xp_perm_stage_side(p->ext[b], p->ext[a], p->es) &&
+    const size_t bytes = p->count * p->es;
+    const bool contig_src = xp_perm_stage_side(p->ext[a], p->ext[b], p->es, 0, bytes) &&
+                            p->ss[b] == (int64_t)p->ext[a] && strides_on(p, not_ab, -1, true, src, 16);
+    const bool contig_dst = !contig_src && xp_perm_stage_side(p->ext[b], p->ext[a], p->es, 1, bytes) &&
                             p->ds[a] == (int64_t)p->ext[b] && strides_on(p, not_ab, -1, false, dst, 16);
     if (!contig_src && !contig_dst)
         return false;
