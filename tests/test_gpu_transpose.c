@@ -134,8 +134,9 @@ static void staged_sides(int with_huge)
 
 /* The staged path's wider sides (xp_perm_stage_side), in calls of 32 MiB (XP_PERM_STAGE_WIDE_MIN_BYTES) and a bit
  * more: into destination rows of 65-319 bytes of bytes and 129-543 of wider elements, from source rows of 65-127 bytes
- * of bytes and 129-153 or 257-307 of wider ones, each beside the first side past its bound or a multiple of 128 bytes
- * (tiles); a batch (of two 16 MiB matrices) and source sub-matrices; and under 32 MiB or beside under 1024 (tiles). */
+ * of bytes, 129-153 or 257-307 bytes of wider ones (8 and 16 bytes: past 256, up to 7/10 of the tile segments), each
+ * beside the first side past its bound or a multiple of 128 bytes (tiles); a batch (of two 16 MiB matrices) and source
+ * sub-matrices; and under 32 MiB or beside under 1024 (tiles). */
 static void staged_wide_sides(void)
 {
     static const es_case cases[] = {
@@ -148,7 +149,8 @@ static void staged_wide_sides(void)
         {67, 62605, 8, 0, 1},    {68, 61684, 8, 0, 1},   {127104, 33, 8, 0, 1},  {110378, 19, 8, 0, 2},
         {33, 63554, 16, 0, 1},   {17, 123365, 16, 0, 1}, {123365, 17, 16, 0, 1}, {233020, 9, 16, 0, 1},
         {110380, 19, 16, 22, 1}, {65, 4001, 1, 0, 1},    {135, 1200, 4, 0, 1},   {135, 1000, 4, 0, 1},
-        {2000, 17, 16, 0, 1},
+        {2000, 17, 16, 0, 1},    {104861, 40, 8, 0, 1},  {104861, 20, 16, 0, 1}, {63554, 33, 16, 0, 1},
+        {64530, 65, 8, 0, 1},
     };
     check_es_cases(cases, sizeof cases / sizeof cases[0], 1300, "staged wide sides");
 }

@@ -23,7 +23,8 @@ extern "C" {
  * stage's segments short), and never for whole 128-byte lines, which tiles fill. Tiles' rows are otherwise partial
  * vectors or partly empty ("permute: staged skinny kernel", "permute: staged wide sides"): 2- to 16-byte elements
  * under 128 bytes; past that, in large calls, destination rows under 544 bytes (bytes: 320), and source rows that
- * would leave tiles' 256-byte segments under 3/5 full (bytes: under 128). */
+ * would leave tiles' 256-byte segments under 3/5 full (bytes: under 128; 8 and 16 bytes past one segment, where the
+ * staged form ran at 82-94 %: under 7/10). */
 static inline int xp_perm_stage_side(size_t k, size_t n, size_t es, int to_dst, size_t bytes)
 {
     const size_t kb = k * es;
@@ -37,7 +38,8 @@ static inline int xp_perm_stage_side(size_t k, size_t n, size_t es, int to_dst, 
         return 0;
     if (to_dst)
         return kb < (es == 1 ? 320 : 544);
-    return 5 * kb < 3 * 256 * ((kb + 255) / 256) && (es > 1 || kb < 128);
+    const size_t segs = 256 * ((kb + 255) / 256); /* the source bytes of a tile's segments along the side */
+    return es >= 8 && kb > 256 ? 10 * kb < 7 * segs : 5 * kb < 3 * segs && (es > 1 || kb < 128);
 }
 /* The longest small side of bytes whose staged form moves 4 rows a thread (k % 4 == 0, strided rows on 16 bytes): at 64
  * that lost to a row's bytes one at a time ("permute: staged skinny kernel"). */
