@@ -10,7 +10,10 @@
  * alone, both. "added" is the time of the two alone, summed: a row near it overlaps nothing. Last, reads alone of 16 or
  * 64 rows at a time, along whole rows or 1 KiB of them (a tile's width); then the pattern of a band ring (AVX2's bands
  * in cpu-fast, without the shuffles): R rows x W bytes a tile, read 16 rows at a time along W, each 16-byte piece
- * stored into its column's slot of a ring in cache, then R bytes of each of the W destination rows streamed out. */
+ * stored into its column's slot of a ring in cache, then R bytes of each of the W destination rows streamed out; and
+ * a line ring: 16 rows x W bytes read a line at a time, each line stored whole into the ring (as a 16 x 64 transpose's
+ * registers would be, 4 destination rows' 16-byte pieces a line), then each destination line gathered from the 4
+ * ring lines of its 64 source rows and streamed out (16-byte pieces instead of a lane shuffle). */
 #define _POSIX_C_SOURCE 199309L
 #include <emmintrin.h>
 #include <stdio.h>
@@ -133,6 +136,34 @@ static void ring(size_t r, size_t w)
     _mm_sfence();
 }
 
+/* The line ring's traffic: tiles of r source rows by w bytes (r x w bytes of ring, whole lines). */
+static void line_ring(size_t r, size_t w)
+{
+    const size_t P = r / 16; /* passes of 16 rows; ring line (c, m, p): 64-byte chunk c, register m, pass p */
+    for (size_t jb = 0; jb < N; jb += w)
+        for (size_t i0 = 0; i0 < N; i0 += r) {
+            for (size_t p = 0; p < P; p++)
+                for (size_t c = 0; c < w / 64; c++)
+                    for (size_t m = 0; m < 16; m++) {
+                        const __m128i *q = (const __m128i *)(A + (i0 + 16 * p + m) * N + jb + 64 * c);
+                        __m128i *d = (__m128i *)(RING + ((c * 16 + m) * P + p) * 64);
+                        __builtin_prefetch((const unsigned char *)q + AHEAD, 0, 2);
+                        for (int k = 0; k < 4; k++)
+                            _mm_store_si128(d + k, _mm_load_si128(q + k));
+                    }
+            for (size_t c = 0; c < w / 64; c++)
+                for (size_t m = 0; m < 16; m++)
+                    for (size_t l = 0; l < 4; l++)
+                        for (size_t g = 0; g < P / 4; g++) {
+                            const __m128i *q = (const __m128i *)(RING + ((c * 16 + m) * P + 4 * g) * 64);
+                            __m128i *d = (__m128i *)(B + (jb + 64 * c + 16 * l + m) * N + i0 + 64 * g);
+                            for (int k = 0; k < 4; k++)
+                                _mm_stream_si128(d + k, _mm_load_si128(q + 4 * k + l));
+                        }
+        }
+    _mm_sfence();
+}
+
 static int cmp(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -155,6 +186,8 @@ static double timed(int what)
         case 12: row_reads(64, 1024); break;
         case 13: ring(64, 4096); break;
         case 14: ring(256, 1024); break;
+        case 15: line_ring(64, 4096); break;
+        case 16: line_ring(128, 2048); break;
         default: blocks((what - 3) % 3 != 1, (what - 3) % 3 != 0, what >= 6); break;
         }
         t[r] = now() - t0;
@@ -192,11 +225,13 @@ int main(int argc, char **argv)
                                         "reads, 16 rows, 1 KiB",
                                         "reads, 64 rows, 1 KiB",
                                         "band ring, 64 x 4096",
-                                        "band ring, 256 x 1024"};
-    double ms[15];
+                                        "band ring, 256 x 1024",
+                                        "line ring, 64 x 4096",
+                                        "line ring, 128 x 2048"};
+    double ms[17];
     printf("%zu x %zu bytes, one thread, cold, median of 5\n%-28s %9s %8s %8s\n", N, N, "pattern", "ms", "GB/s",
            "added");
-    for (int w = 0; w < 15; w++) {
+    for (int w = 0; w < 17; w++) {
         ms[w] = timed(w);
         const int both = w == 2 || w == 5 || w == 8;
         printf("%-28s %9.2f %8.1f", names[w], ms[w], (double)N * N / ms[w] / 1e6);
