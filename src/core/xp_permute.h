@@ -38,8 +38,10 @@ static inline int xp_perm_stage_side(size_t k, size_t n, size_t es, int to_dst, 
         return 0;
     if (to_dst)
         return kb < (es == 1 ? 320 : 544);
+    if (es == 1)
+        return kb < 128;
     const size_t segs = 256 * ((kb + 255) / 256); /* the source bytes of a tile's segments along the side */
-    return es >= 8 && kb > 256 ? 10 * kb < 7 * segs : 5 * kb < 3 * segs && (es > 1 || kb < 128);
+    return es >= 8 && kb > 256 ? 10 * kb < 7 * segs : 5 * kb < 3 * segs;
 }
 /* The longest small side of bytes whose staged form moves 4 rows a thread (k % 4 == 0, strided rows on 16 bytes): at 64
  * that lost to a row's bytes one at a time ("permute: staged skinny kernel"). */
